@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { registerAdminRoutes } from './admin/routes';
+import { registerAuthRoutes } from './auth/routes';
+import { UserResourceSchema } from './auth/user-resource';
+import type { App, AppContext } from './context';
+import { installAuthHook } from './http/auth-hook';
+import { installErrorHandler } from './http/error-handler';
+import { installIdempotency } from './http/idempotency';
+import { installMetrics } from './http/metrics';
+import { ErrorBody } from './http/schema-kit';
+import { validatorCompiler } from './http/validation';
+import { loggerOptions } from './logger';
+import { registerMeRoute } from './auth/me-route';
+import { registerSystemRoutes } from './system/routes';
+
+export interface BuildAppOptions {
+  /** A ready logger (the service's), or `false` for none; defaults to pino per loggerOptions. */
+  logger?: FastifyBaseLogger | false;
+}
+
+/**
+ * Builds the Fastify application with every route, hook and schema, without listening. main.ts
+ * listens; tests start it on an ephemeral port and talk real HTTP to it.
+ * @example
+ * const app = await buildApp(ctx);
+ * await app.listen({ port: 0 });
+ */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
+  const app = Fastify({
+    ...(options.logger === undefined
+      ? { logger: loggerOptions(ctx.config.logLevel) }
+      : options.logger === false
+        ? { logger: false }
+        : { loggerInstance: options.logger }),
+    bodyLimit: ctx.config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+    return503OnClosing: true,
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ErrorBody);
+  app.addSchema(UserResourceSchema);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Colibri payments API',
+        version: ctx.version,
+        description: 'Payments service: tokens, hosted checkout, card payments, 3DS, subscriptions, payouts, refunds, reports.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          authToken: { type: 'apiKey', in: 'header', name: 'X-Auth-Token' },
+          adminToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ authToken: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(async (docs) => {
+    // The API reference is public; its routes come from the plugin, so mark them as they are added.
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), auth: 'public' };
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, logLevel: 'warn' });
+  });
+  await app.register(rateLimit, { global: false });
+
+  installErrorHandler(app, ctx);
+  installAuthHook(app, ctx);
+  installIdempotency(app, ctx);
+
+  const registry = installMetrics(app);
+  registerSystemRoutes(app, ctx, registry);
+  await registerAuthRoutes(app, ctx);
+  registerMeRoute(app);
+  registerAdminRoutes(app, ctx);
+
+  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

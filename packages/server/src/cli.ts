@@ -1,0 +1,70 @@
+import { Command } from 'commander';
+import { loadConfig } from './config';
+import { migrateToLatest } from './db/migrate';
+import { serve } from './main';
+import { createMerchant } from './merchants/create-merchant';
+import { openConfiguredDatabase, VERSION } from './runtime';
+
+/** The `colibri` command line. */
+export function buildCli(): Command {
+  const program = new Command('colibri').description('Colibri payments service').version(VERSION);
+
+  program
+    .command('serve')
+    .description('run the HTTP service (and its workers) on the configured database')
+    .action(async () => serve(loadConfig()));
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .action(async () => {
+      const handle = await openConfiguredDatabase(loadConfig());
+      try {
+        const applied = await migrateToLatest(handle.db);
+        console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
+      } finally {
+        await handle.close();
+      }
+    });
+
+  const merchant = program.command('merchant').description('manage merchants');
+  merchant
+    .command('create')
+    .description('create a merchant and print its credentials (shown only once)')
+    .requiredOption('--name <name>', 'merchant name')
+    .option('--json', 'print the contract JSON object')
+    .option('--url <url>', 'create through a running service at this base URL instead of opening the database')
+    .option('--admin-token <token>', 'admin token for --url (default: COLIBRI_ADMIN_TOKEN)')
+    .action(async (options: { name: string; json?: boolean; url?: string; adminToken?: string }) => {
+      const created = options.url ? await createThroughApi(options.url, options.name, options.adminToken) : await createDirectly(options.name);
+      if (options.json) {
+        console.log(JSON.stringify(created, null, 2));
+      } else {
+        const m = created as { merchant_id: string; api_key: string; api_secret: string; contract_id: string; webhook_secret: string };
+        console.log(`merchant ${m.merchant_id}\n  api key:        ${m.api_key}\n  api secret:     ${m.api_secret}\n  contract id:    ${m.contract_id}\n  webhook secret: ${m.webhook_secret}`);
+      }
+    });
+  return program;
+}
+
+async function createDirectly(name: string): Promise<unknown> {
+  const handle = await openConfiguredDatabase(loadConfig());
+  try {
+    await migrateToLatest(handle.db);
+    return await createMerchant(handle.db, name);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function createThroughApi(baseUrl: string, name: string, adminToken = process.env.COLIBRI_ADMIN_TOKEN): Promise<unknown> {
+  if (!adminToken) throw new Error('--admin-token or COLIBRI_ADMIN_TOKEN is required with --url');
+  const response = await fetch(new URL('/admin/merchants', baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ name }),
+  });
+  const body: unknown = await response.json();
+  if (response.status !== 201) throw new Error(`service answered ${response.status}: ${JSON.stringify(body)}`);
+  return body;
+}

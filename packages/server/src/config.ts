@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/** How Colibri is configured: parsed and validated once from the environment, then passed around. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** PostgreSQL connection string; when absent Colibri runs on embedded PGlite in `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly mode: 'sandbox' | 'live';
+  /** Admin bearer token from `COLIBRI_ADMIN_TOKEN`; when absent one is generated into `dataDir`. */
+  readonly adminToken: string | undefined;
+  /** Hosts that callbacks may reach even though they resolve to loopback or private addresses. */
+  readonly callbackAllowHosts: readonly string[];
+  /** Simulated processor latency in sandbox mode. */
+  readonly sandboxDelayMs: number;
+  /** 32-byte master key (base64) for card encryption; generated into `dataDir` in sandbox when absent. */
+  readonly masterKey: string | undefined;
+  readonly logLevel: string;
+  /** Largest accepted request body. */
+  readonly bodyLimitBytes: number;
+  /** Whether the service process runs background workers (callbacks, schedulers) itself. */
+  readonly runWorkers: boolean;
+  /** `POST /auth` attempts allowed per minute from one client address, and for one API key. */
+  readonly authRateLimitPerIp: number;
+  readonly authRateLimitPerKey: number;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+/**
+ * Reads the configuration from environment variables (see docs/configuration.md).
+ * @example
+ * const config = loadConfig(process.env);
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const mode = env.COLIBRI_MODE ?? 'sandbox';
+  if (mode !== 'sandbox' && mode !== 'live') throw new ConfigError(`COLIBRI_MODE must be sandbox or live, got ${mode}`);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const masterKey = env.COLIBRI_MASTER_KEY || undefined;
+  if (mode === 'live' && masterKey === undefined) throw new ConfigError('COLIBRI_MASTER_KEY is required in live mode');
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    databaseUrl,
+    dataDir: resolve(env.COLIBRI_DATA_DIR || './data'),
+    mode,
+    adminToken: env.COLIBRI_ADMIN_TOKEN || undefined,
+    callbackAllowHosts: (env.COLIBRI_CALLBACK_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== ''),
+    sandboxDelayMs: integer(env, 'COLIBRI_SANDBOX_DELAY_MS', 200, 0, 60_000),
+    masterKey,
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimitBytes: integer(env, 'COLIBRI_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    runWorkers: (env.COLIBRI_WORKERS ?? 'on') !== 'off',
+    authRateLimitPerIp: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_IP', 60, 1, 10_000_000),
+    authRateLimitPerKey: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_KEY', 30, 1, 10_000_000),
+  };
+}
+
+/** Creates the data directory (for PGlite, generated keys and the admin token) if needed. */
+export function ensureDataDir(config: Config): string {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  return config.dataDir;
+}

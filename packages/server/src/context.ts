@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { Principal, TokenService } from './auth/tokens';
+import type { Config } from './config';
+import type { Db, Engine } from './db/database';
+
+/** Everything a route or worker needs, built once at start (see main.ts) and passed down explicitly. */
+export interface AppContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly engine: Engine;
+  readonly tokens: TokenService;
+  /** The admin bearer token (from COLIBRI_ADMIN_TOKEN or generated into the data directory). */
+  readonly adminToken: string;
+  readonly version: string;
+}
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Who may call a route: a merchant token (the default), the admin bearer token, or anyone. */
+export type RouteAuth = 'merchant' | 'admin' | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    /** The report endpoints answer 401 with their own body (spec, Errors). */
+    unauthorizedBody?: 'standard' | 'reports';
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The authenticated merchant of a request; routes with `auth: 'merchant'` always have one. */
+export function principalOf(request: { principal: Principal | null }): Principal {
+  if (!request.principal) throw new Error('principalOf called on a route without merchant authentication');
+  return request.principal;
+}

@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './schema';
+
+export type Db = Kysely<Database>;
+export type Engine = 'pglite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly engine: Engine;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { engine: 'postgres'; url: string; poolSize?: number }
+  | { engine: 'pglite'; dataDir?: string; loadDataDir?: Blob | File };
+
+const INT8_OID = 20;
+
+/**
+ * Opens Kysely over PostgreSQL (pooled) or PGlite (embedded, one serialised connection). Both engines
+ * return `int8` columns as `bigint`, so money in minor units never passes through a JS number.
+ * @example
+ * const { db, close } = await openDatabase({ engine: 'pglite' }); // in memory
+ */
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  if (target.engine === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize ?? 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', close: () => db.destroy() };
+  }
+  const pglite = await PGlite.create({
+    ...(target.dataDir === undefined ? {} : { dataDir: join(target.dataDir, 'pglite') }),
+    ...(target.loadDataDir === undefined ? {} : { loadDataDir: target.loadDataDir }),
+    parsers: { [INT8_OID]: (value: string) => BigInt(value) },
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return { db, engine: 'pglite', close: () => db.destroy() };
+}

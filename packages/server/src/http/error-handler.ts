@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext, App } from '../context';
+import { REPORTS_UNAUTHORIZED_BODY, standardErrorBody } from './error-body';
+import { ApiError, ERRORS } from './errors';
+import { validationError } from './validation';
+
+/** Fastify's own error codes that mean "the request is malformed", mapped to our catalogue. */
+const FRAMEWORK_ERRORS: Record<string, keyof typeof ERRORS> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_REQ_FILE_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_PARTS_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_FILES_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_FIELDS_LIMIT: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_BODY',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MALFORMED_BODY',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_BODY',
+  FST_PROTO_VIOLATION: 'MALFORMED_BODY',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/** Turns anything thrown into an ApiError; returns null for a genuine server fault. */
+export function toApiError(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  if (Array.isArray(fastifyError.validation)) {
+    return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
+  }
+  const mapped = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (mapped) return new ApiError(mapped);
+  const status = fastifyError.statusCode ?? 500;
+  if (error instanceof SyntaxError || status === 400) return new ApiError('MALFORMED_BODY');
+  if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE');
+  if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  if (status === 404) return new ApiError('ROUTE_NOT_FOUND');
+  if (status >= 400 && status < 500) return new ApiError('MALFORMED_BODY');
+  return null;
+}
+
+/**
+ * The one place errors become HTTP answers. Client errors are logged at info, server faults at
+ * error with their stack; the client then sees only the generic INTERNAL entry.
+ */
+export function installErrorHandler(app: App, ctx: AppContext): void {
+  app.setErrorHandler(async (error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError) {
+      request.log.info({ status: apiError.status, codes: apiError.items.map((i) => i.code) }, apiError.message);
+    } else {
+      request.log.error({ err: error }, 'unhandled error');
+    }
+    return sendError(request, reply, apiError ?? new ApiError('INTERNAL'), ctx);
+  });
+
+  app.setNotFoundHandler(async (request, reply) =>
+    sendError(request, reply, new ApiError('ROUTE_NOT_FOUND', `${request.method} ${request.url.split('?')[0]}: no such endpoint.`), ctx),
+  );
+}
+
+async function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, ctx: AppContext) {
+  if (error.status === 401 && request.routeOptions.config?.unauthorizedBody === 'reports') {
+    return reply.code(401).type('application/json').send(REPORTS_UNAUTHORIZED_BODY);
+  }
+  const refreshToken = request.principal ? await ctx.tokens.issue(request.principal) : undefined;
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply
+    .code(error.status)
+    .type('application/json')
+    .send(
+      standardErrorBody({
+        status: error.status,
+        message: error.status === 401 ? 'Access Denied' : error.message,
+        path: request.url.split('?')[0] ?? request.url,
+        items: error.items,
+        refreshToken,
+      }),
+    );
+}

@@ -1,0 +1,38 @@
+import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
+import type { ErrorKey } from './errors';
+
+/**
+ * Small TypeBox helpers shared by every route schema, so a rule such as "a decimal amount with at most
+ * two places" is written once and reported with the same catalogue code everywhere.
+ */
+
+/** A string enum as JSON Schema `enum` (clearer errors and OpenAPI than a union of literals). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
+
+/** Attaches the catalogue entry and wording reported when this schema's own rule fails. */
+export function withError<T extends TSchema>(schema: T, key: ErrorKey, message: string): T {
+  return { ...schema, 'x-error': { key, message } };
+}
+
+/** The spec's standard error body, for OpenAPI responses. */
+export const ErrorBody = Type.Object(
+  {
+    timestamp: Type.String({ examples: ['2026-11-22T10:15:30.123+0000'] }),
+    status: Type.Integer(),
+    error: Type.String(),
+    message: Type.Optional(Type.String()),
+    path: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ code: Type.String(), description: Type.String() }))),
+    refresh_token: Type.Optional(Type.String()),
+  },
+  { $id: 'ErrorBody', title: 'Standard error body' },
+);
+
+/** Standard error responses for OpenAPI, by status. */
+export function errorResponses(...statuses: number[]): Record<number, unknown> {
+  return Object.fromEntries(statuses.map((s) => [s, Type.Ref(ErrorBody)]));
+}
+
+export const AuthHeaders = Type.Object({ 'x-auth-token': Type.Optional(Type.String({ description: 'Access token from POST /auth' })) });

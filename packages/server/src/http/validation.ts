@@ -1,0 +1,135 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { ApiError, type ErrorKey } from './errors';
+
+/**
+ * Request validation. Bodies are validated strictly (no type coercion: a number where the spec says
+ * string is an error), while query strings and path parameters, which are always text on the wire,
+ * are coerced. Every failing field is reported, each with its own catalogue code.
+ */
+function makeAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    verbose: true,
+    strict: false,
+  });
+  addFormats(ajv);
+  // Schemas may name the catalogue entry and the wording of their own failure (see schema-kit.ts).
+  ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+
+/** Turns Ajv's instance path into the spec's field notation: `/payoutTransactions/2/amount` → `payoutTransactions[2].amount`. */
+export function fieldPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').slice(1);
+  if (child !== undefined) parts.push(child);
+  let path = '';
+  for (const raw of parts) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
+  }
+  return path === '' ? 'body' : path;
+}
+
+interface CustomError {
+  key: ErrorKey;
+  message: string;
+}
+
+function describe(error: ErrorObject): { key: ErrorKey; field: string; message: string } {
+  const custom = (error.parentSchema as { 'x-error'?: CustomError } | undefined)?.['x-error'];
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') {
+    return { key: 'FIELD_REQUIRED', field: fieldPath(error.instancePath, String(params.missingProperty)), message: 'is required.' };
+  }
+  const field = fieldPath(error.instancePath);
+  if (custom && error.keyword !== 'type') return { key: custom.key, field, message: custom.message };
+  switch (error.keyword) {
+    case 'type':
+      return { key: 'FIELD_TYPE', field, message: `must be ${article(String(params.type))}.` };
+    case 'maxLength':
+      return { key: 'FIELD_TOO_LONG', field, message: `must be at most ${String(params.limit)} characters long.` };
+    case 'minLength':
+      return params.limit === 1
+        ? { key: 'FIELD_TOO_SHORT', field, message: 'must not be empty.' }
+        : { key: 'FIELD_TOO_SHORT', field, message: `must be at least ${String(params.limit)} characters long.` };
+    case 'maxItems':
+      return { key: 'FIELD_OUT_OF_RANGE', field, message: `must have at most ${String(params.limit)} items.` };
+    case 'minItems':
+      return { key: 'FIELD_OUT_OF_RANGE', field, message: `must have at least ${String(params.limit)} items.` };
+    case 'enum':
+    case 'const': {
+      const allowed = (params.allowedValues as unknown[] | undefined) ?? [params.allowedValue];
+      return { key: 'FIELD_NOT_ALLOWED', field, message: `must be one of ${allowed.map(String).join(', ')}.` };
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return { key: 'FIELD_OUT_OF_RANGE', field, message: `must be ${String(params.comparison)} ${String(params.limit)}.` };
+    case 'format':
+      return { key: 'FIELD_FORMAT', field, message: `must be a valid ${String(params.format)}.` };
+    case 'pattern':
+      return { key: 'FIELD_FORMAT', field, message: 'has an invalid format.' };
+    case 'additionalProperties':
+      return { key: 'FIELD_INVALID', field: fieldPath(error.instancePath, String(params.additionalProperty)), message: 'is not a known field.' };
+    default:
+      return { key: 'FIELD_INVALID', field, message: error.message ?? 'is invalid.' };
+  }
+}
+
+function article(type: string): string {
+  const name = type.replace(/,/g, ' or ');
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+/**
+ * Maps Ajv failures to one catalogue item per field. For unions (`anyOf`/`oneOf`) Ajv reports every
+ * branch; those branch errors are folded into the union's own failure on the same field.
+ */
+export function validationError(errors: readonly ErrorObject[], part: string): ApiError {
+  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
+  const seen = new Set<string>();
+  const failures: { key: ErrorKey; description: string }[] = [];
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf' && isInsideUnion(error, unionPaths)) continue;
+    const described =
+      error.keyword === 'anyOf' || error.keyword === 'oneOf' ? describeUnion(error) : describe(error);
+    const field = part === 'body' || described.field !== 'body' ? described.field : part;
+    if (seen.has(field)) continue;
+    seen.add(field);
+    failures.push({ key: described.key, description: `${field}: ${described.message}` });
+  }
+  return ApiError.fields(failures);
+}
+
+function isInsideUnion(error: ErrorObject, unionPaths: Set<string>): boolean {
+  // A branch error sits at the union's path (a const/type mismatch) or below it within a branch.
+  for (const path of unionPaths) {
+    if (error.instancePath === path || error.instancePath.startsWith(`${path}/`)) return true;
+  }
+  return false;
+}
+
+function describeUnion(error: ErrorObject): { key: ErrorKey; field: string; message: string } {
+  const field = fieldPath(error.instancePath);
+  const custom = (error.parentSchema as { 'x-error'?: CustomError } | undefined)?.['x-error'];
+  if (custom) return { key: custom.key, field, message: custom.message };
+  const branches = ((error.parentSchema as { anyOf?: unknown[]; oneOf?: unknown[] }).anyOf ??
+    (error.parentSchema as { oneOf?: unknown[] }).oneOf ??
+    []) as { const?: unknown; type?: string }[];
+  if (branches.length > 0 && branches.every((b) => b.const !== undefined)) {
+    return { key: 'FIELD_NOT_ALLOWED', field, message: `must be one of ${branches.map((b) => String(b.const)).join(', ')}.` };
+  }
+  return { key: 'FIELD_TYPE', field, message: `must be ${branches.map((b) => article(b.type ?? 'value')).join(' or ')}.` };
+}

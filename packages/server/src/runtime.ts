@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TokenService } from './auth/tokens';
+import { ensureDataDir, type Config } from './config';
+import type { AppContext } from './context';
+import { openDatabase, type DatabaseHandle } from './db/database';
+import { migrateToLatest } from './db/migrate';
+
+/** The service version, from the server package's manifest. */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** Opens the configured database: PostgreSQL with DATABASE_URL, else PGlite in the data directory. */
+export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
+  if (config.databaseUrl) return openDatabase({ engine: 'postgres', url: config.databaseUrl });
+  return openDatabase({ engine: 'pglite', dataDir: ensureDataDir(config) });
+}
+
+/**
+ * The admin token: COLIBRI_ADMIN_TOKEN, or one generated into the data directory on first start.
+ * `generated` tells the caller to print it, which happens only that once.
+ */
+export function resolveAdminToken(config: Config): { token: string; generated: boolean } {
+  if (config.adminToken) return { token: config.adminToken, generated: false };
+  const file = join(ensureDataDir(config), 'admin-token');
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
+  const token = `adm_${randomBytes(32).toString('base64url')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  return { token, generated: true };
+}
+
+/**
+ * Opens and migrates the database and assembles the application context.
+ * @example const { ctx, handle } = await startContext(loadConfig());
+ */
+export async function startContext(config: Config, adminToken: string): Promise<{ ctx: AppContext; handle: DatabaseHandle }> {
+  const handle = await openConfiguredDatabase(config);
+  await migrateToLatest(handle.db);
+  const tokens = await TokenService.load(handle.db);
+  const ctx: AppContext = { config, db: handle.db, engine: handle.engine, tokens, adminToken, version: VERSION };
+  return { ctx, handle };
+}
