@@ -13,7 +13,8 @@ import { installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
 import { ErrorBody } from './http/schema-kit';
-import { validatorCompiler } from './http/validation';
+import { findNulCharacter, validatorCompiler } from './http/validation';
+import { ApiError } from './http/errors';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerSystemRoutes } from './system/routes';
@@ -48,6 +49,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.setValidatorCompiler(validatorCompiler);
+  // JSON is the API's body format (and form bodies for POST /auth only); plain text is not accepted.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('preValidation', async (request) => {
+    const field = findNulCharacter(request.body) ?? findNulCharacter(request.query);
+    if (field) throw new ApiError('FIELD_FORMAT', `${field}: must not contain NUL characters.`);
+  });
   app.addSchema(ErrorBody);
   app.addSchema(UserResourceSchema);
   app.addHook('onSend', async (request, reply, payload) => {

@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
@@ -25,8 +26,19 @@ const AuthResponse = Type.Object({
  * (after), so neither a single address nor a botnet can guess one key's secret.
  */
 export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<void> {
-  const tooMany = (_request: unknown, context: { ttl: number }) =>
-    new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) });
+  // Two independent limiters (the plugin's route hook runs only one limit per request).
+  const limitPerAddress = app.createRateLimit({ max: ctx.config.authRateLimitPerIp, timeWindow: 60_000 });
+  const limitPerKey = app.createRateLimit({
+    max: ctx.config.authRateLimitPerKey,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `auth-key:${String((request.body as { apiKey?: unknown } | undefined)?.apiKey ?? '')}`,
+  });
+  const enforce = (limiter: typeof limitPerKey) => async (request: FastifyRequest) => {
+    const result = await limiter(request);
+    if (!result.isAllowed && result.isExceeded) {
+      throw new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, result.ttlInSeconds) });
+    }
+  };
 
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 8192 });
@@ -38,14 +50,8 @@ export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<voi
       '/auth',
       {
         config: { auth: 'public' },
-        onRequest: scope.rateLimit({ max: ctx.config.authRateLimitPerIp, timeWindow: 60_000, groupId: 'auth-ip', errorResponseBuilder: tooMany }),
-        preHandler: scope.rateLimit({
-          max: ctx.config.authRateLimitPerKey,
-          timeWindow: 60_000,
-          groupId: 'auth-key',
-          keyGenerator: (request) => `key:${String((request.body as { apiKey?: unknown } | undefined)?.apiKey ?? '')}`,
-          errorResponseBuilder: tooMany,
-        }),
+        onRequest: enforce(limitPerAddress),
+        preHandler: enforce(limitPerKey),
         schema: {
           summary: 'Obtain an access token',
           description: 'Exchanges an API key and secret for an access token that lives 5 minutes.',

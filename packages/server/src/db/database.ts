@@ -36,6 +36,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
           oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle pooled connection that the server drops (restart, failover) reports here; the pool replaces
+    // it on next use. Without a listener the error would end the process.
+    pool.on('error', (error) => {
+      if ((error as { code?: string }).code !== '57P01') process.emitWarning(`idle PostgreSQL connection failed: ${error.message}`);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
   }

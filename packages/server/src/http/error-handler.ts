@@ -29,6 +29,10 @@ export function toApiError(error: unknown): ApiError | null {
   }
   const mapped = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (mapped) return new ApiError(mapped);
+  // The multipart parser (busboy, POST /auth only) throws plain errors for malformed bodies.
+  if (error instanceof Error && !fastifyError.statusCode && /^(Multipart: |Unexpected end of (form|multipart))/.test(error.message)) {
+    return new ApiError('MALFORMED_BODY');
+  }
   const status = fastifyError.statusCode ?? 500;
   if (error instanceof SyntaxError || status === 400) return new ApiError('MALFORMED_BODY');
   if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE');

@@ -133,3 +133,26 @@ function describeUnion(error: ErrorObject): { key: ErrorKey; field: string; mess
   }
   return { key: 'FIELD_TYPE', field, message: `must be ${branches.map((b) => article(b.type ?? 'value')).join(' or ')}.` };
 }
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a NUL anywhere in a request would fail at the database as a
+ * 5xx. It is refused up front, naming the field.
+ */
+export function findNulCharacter(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = findNulCharacter(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\u0000')) return path || 'body';
+      const found = findNulCharacter(child, path === '' ? key : `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return null;
+}

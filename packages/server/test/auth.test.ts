@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { expect, it } from 'vitest';
+import { hashSecret } from '../src/auth/secrets';
+import { TOKEN_TTL_SECONDS } from '../src/auth/tokens';
+import { describeEachEngine, ERROR_TIMESTAMP, type ApiResponse } from './harness';
+
+function expectAccessDenied(response: ApiResponse, path: string) {
+  expect(response.status).toBe(401);
+  // The spec: a 401 body has timestamp, status, error, message and path only.
+  expect(Object.keys(response.body).sort()).toEqual(['error', 'message', 'path', 'status', 'timestamp']);
+  expect(response.body).toMatchObject({ status: 401, error: 'Unauthorized', message: 'Access Denied', path });
+  expect(response.body.timestamp).toMatch(ERROR_TIMESTAMP);
+}
+
+function b64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+describeEachEngine('POST /auth and X-Auth-Token', (service) => {
+  it('issues a 5-minute token for form-data credentials with the User resource and version', async () => {
+    const m = await service().merchant('Loja Auth');
+    const form = new FormData();
+    form.set('apiKey', m.api_key);
+    form.set('apiSecret', m.api_secret);
+    const response = await service().post('/auth', undefined, { raw: form });
+    expect(response.status).toBe(200);
+    expect(response.body.version).toBe(service().ctx.version);
+    expect(response.body.user).toEqual({
+      id: m.user.id,
+      username: m.user.username,
+      name: 'Loja Auth',
+      enable: true,
+      open: true,
+      roles: ['MERCHANT_ADMIN'],
+      merchant_id: m.merchant_id,
+    });
+    const [, payload] = String(response.body.token).split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString());
+    expect(claims.exp - claims.iat).toBe(TOKEN_TTL_SECONDS);
+    expect(claims.mid).toBe(m.merchant_id);
+    const me = await service().get('/me', { token: response.body.token });
+    expect(me.body).toEqual({ user_id: m.user.id, merchant_id: m.merchant_id });
+  });
+
+  it('accepts urlencoded and JSON bodies', async () => {
+    const m = await service().merchant();
+    const urlencoded = await service().post('/auth', undefined, { raw: new URLSearchParams({ apiKey: m.api_key, apiSecret: m.api_secret }) });
+    expect(urlencoded.status).toBe(200);
+    const json = await service().post('/auth', { apiKey: m.api_key, apiSecret: m.api_secret });
+    expect(json.status).toBe(200);
+  });
+
+  it('refuses a wrong secret and an unknown key with the same 401 body', async () => {
+    const m = await service().merchant();
+    expectAccessDenied(await service().post('/auth', { apiKey: m.api_key, apiSecret: `${m.api_secret}x` }), '/auth');
+    expectAccessDenied(await service().post('/auth', { apiKey: 'ck_unknown', apiSecret: m.api_secret }), '/auth');
+  });
+
+  it('refuses a disabled user', async () => {
+    const m = await service().merchant();
+    await service().ctx.db.updateTable('users').set({ enabled: false }).where('id', '=', m.user.id).execute();
+    expectAccessDenied(await service().post('/auth', { apiKey: m.api_key, apiSecret: m.api_secret }), '/auth');
+  });
+
+  it('stores only a hash of the secret', async () => {
+    const m = await service().merchant();
+    const row = await service().ctx.db.selectFrom('users').selectAll().where('id', '=', m.user.id).executeTakeFirstOrThrow();
+    expect(row.api_secret_hash).toBe(hashSecret(m.api_secret));
+    expect(JSON.stringify(row)).not.toContain(m.api_secret);
+  });
+
+  it('answers a schema error for missing credentials with one code per field', async () => {
+    const response = await service().post('/auth', {});
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([
+      { code: '00.01.0001', description: 'apiKey: is required.' },
+      { code: '00.01.0001', description: 'apiSecret: is required.' },
+    ]);
+  });
+
+  it('refuses a missing, expired, tampered, alg-none and foreign-key token', async () => {
+    const m = await service().merchant();
+    expectAccessDenied(await service().get('/me'), '/me');
+    expectAccessDenied(await service().get('/me', { token: '' }), '/me');
+    expectAccessDenied(await service().get('/me', { token: 'not-a-jwt' }), '/me');
+
+    const past = Math.floor(Date.now() / 1000) - TOKEN_TTL_SECONDS - 5;
+    const expired = await service().ctx.tokens.issue({ userId: m.user.id, merchantId: m.merchant_id }, past);
+    expectAccessDenied(await service().get('/me', { token: expired }), '/me');
+
+    const [header, payload, signature] = m.token.split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString());
+    const other = await service().merchant();
+    const tampered = `${header}.${b64url({ ...claims, mid: other.merchant_id })}.${signature}`;
+    expectAccessDenied(await service().get('/me', { token: tampered }), '/me');
+
+    const none = `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+    expectAccessDenied(await service().get('/me', { token: none }), '/me');
+
+    const foreign = await new SignJWT({ mid: m.merchant_id })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(m.user.id)
+      .setIssuer('colibri')
+      .setAudience('colibri-api')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(randomBytes(32));
+    expectAccessDenied(await service().get('/me', { token: foreign }), '/me');
+
+    // The untouched token still works, so each refusal above is about its own defect.
+    expect((await service().get('/me', { token: m.token })).status).toBe(200);
+  });
+});
+
+describeEachEngine(
+  'POST /auth rate limits',
+  (service) => {
+    it('limits attempts per API key, even with the right secret once exceeded', async () => {
+      const m = await service().merchant();
+      for (let i = 0; i < 3; i += 1) {
+        expect((await service().post('/auth', { apiKey: m.api_key, apiSecret: 'wrong' }, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status).toBe(401);
+      }
+      const limited = await service().post('/auth', { apiKey: m.api_key, apiSecret: m.api_secret });
+      expect(limited.status).toBe(429);
+      expect(limited.body.errors).toEqual([{ code: '00.00.0006', description: expect.any(String) }]);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another key from the same address is not affected by this key's limit.
+      const other = await service().merchant();
+      expect((await service().post('/auth', { apiKey: other.api_key, apiSecret: other.api_secret })).status).toBe(200);
+    });
+
+    it('limits attempts per client address across keys', async () => {
+      let last = 0;
+      for (let i = 0; i < 6; i += 1) last = (await service().post('/auth', { apiKey: `ck_guess_${i}`, apiSecret: 'x' })).status;
+      expect(last).toBe(429);
+    });
+  },
+  { env: { COLIBRI_AUTH_RATE_LIMIT_PER_KEY: '3', COLIBRI_AUTH_RATE_LIMIT_PER_IP: '8' } },
+);
