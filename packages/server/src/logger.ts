@@ -4,22 +4,29 @@ import type { LoggerOptions } from 'pino';
  * Paths never written to logs: credentials, tokens, card data and tax ids, wherever they appear in
  * a logged object. Fastify logs no bodies; these guard the objects code logs on purpose.
  */
+const SENSITIVE_KEYS = [
+  'apiSecret',
+  'api_secret',
+  'token',
+  'refresh_token',
+  'webhook_secret',
+  'number',
+  'card_number',
+  'cardNumber',
+  'cvv',
+  'tax_id',
+  'password',
+];
+
 export const REDACTED_PATHS = [
   'req.headers["x-auth-token"]',
   'req.headers.authorization',
   'req.headers.cookie',
-  '*.apiSecret',
-  '*.api_secret',
-  '*.token',
-  '*.refresh_token',
-  '*.webhook_secret',
-  '*.number',
-  '*.card_number',
-  '*.cardNumber',
-  '*.cvv',
-  '*.tax_id',
-  '*.password',
+  'headers["x-auth-token"]',
+  'headers.authorization',
   'body',
+  // Each sensitive key at the top of a logged object and one or two levels down.
+  ...SENSITIVE_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
 ];
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, App } from '../context';
 import { REPORTS_UNAUTHORIZED_BODY, standardErrorBody } from './error-body';
-import { ApiError, ERRORS } from './errors';
+import { ApiError, type ERRORS } from './errors';
 import { validationError } from './validation';
 
 /** Fastify's own error codes that mean "the request is malformed", mapped to our catalogue. */

@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+/** Shared pieces of the benchmarks: start processes, create databases, drive load, print ratios. */
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+
+export interface Started {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${url}`);
+}
+
+function stopper(child: ChildProcess) {
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+}
+
+export async function startHelloWorld(port: number): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/hello-world.ts')], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/`, child);
+  return { url, child, stop: stopper(child) };
+}
+
+export async function startColibri(port: number, env: Record<string, string>): Promise<Started & { adminToken: string }> {
+  const adminToken = `adm_bench_${Date.now()}`;
+  const child = spawn(process.execPath, [join(ROOT, 'packages/server/bin/colibri.js'), 'serve'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-bench-')),
+      COLIBRI_ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'warn',
+      COLIBRI_AUTH_RATE_LIMIT_PER_IP: '100000000',
+      COLIBRI_AUTH_RATE_LIMIT_PER_KEY: '100000000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, child);
+  return { url, child, adminToken, stop: stopper(child) };
+}
+
+/** A fresh PostgreSQL database for one benchmark run. */
+export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `colibri_bench_${process.pid}_${Date.now()}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface Load {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Figure {
+  name: string;
+  requestsPerSecond: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+export async function drive(load: Load, connections: number, durationSeconds: number): Promise<Figure> {
+  const result = await autocannon({
+    url: load.url,
+    method: load.method ?? 'GET',
+    headers: load.headers,
+    body: load.body,
+    connections,
+    duration: durationSeconds,
+  });
+  return { name: load.name, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
+}
+
+export function printTable(rows: (Figure & { ratio?: number })[]): void {
+  console.log('| load | requests/s | p99 ms | non-2xx | ratio to baseline |');
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p99Ms.toFixed(1)} | ${r.non2xx} | ${r.ratio === undefined ? '1.00 (baseline)' : r.ratio.toFixed(2)} |`);
+  }
+}

@@ -1,0 +1,43 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect, it } from 'vitest';
+import { describeEachEngine } from './harness';
+
+describeEachEngine('health, metrics, OpenAPI and docs', (service) => {
+  it('answers /healthz and /readyz without a token', async () => {
+    expect((await service().get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await service().get('/readyz')).body).toEqual({ status: 'ready' });
+  });
+
+  it('counts requests per route template and status in /metrics', async () => {
+    const m = await service().merchant();
+    await service().get('/me', { token: m.token });
+    await service().get('/me');
+    const text = (await service().get('/metrics')).text;
+    expect(text).toMatch(/colibri_http_requests_total\{method="GET",route="\/me",status_code="200"\} [1-9]/);
+    expect(text).toMatch(/colibri_http_requests_total\{method="GET",route="\/me",status_code="401"\} [1-9]/);
+    expect(text).toMatch(/colibri_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/me",status_code="200"\}/);
+  });
+
+  it('serves a valid OpenAPI 3.1 document that lists the routes', async () => {
+    const response = await service().get('/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(response.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(['/auth', '/admin/merchants', '/me', '/healthz']));
+  });
+
+  it('serves the API reference at /docs with no third-party resources', async () => {
+    const response = await service().get('/docs/');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('swagger-ui');
+    expect(response.text).not.toMatch(/src="https?:\/\//);
+  });
+
+  it('echoes a request id', async () => {
+    const response = await service().get('/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    expect(response.headers.get('x-request-id')).toBe('trace-123');
+  });
+});
