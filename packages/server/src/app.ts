@@ -6,20 +6,22 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { registerAdminRoutes } from './admin/routes';
 import { registerAuthRoutes } from './auth/routes';
-import { UserResourceSchema } from './auth/user-resource';
 import type { App, AppContext } from './context';
 import { installAuthHook } from './http/auth-hook';
 import { installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
-import { ErrorBody } from './http/schema-kit';
 import { findNulCharacter, validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerSystemRoutes } from './system/routes';
+import type { Background } from './jobs/background';
+import { registerSandboxRoutes } from './sandbox/routes';
 
 export interface BuildAppOptions {
+  /** This process's background worker, if it runs one (the sandbox clock sweeps through it). */
+  background?: Background | undefined;
   /** A ready logger (the service's), or `false` for none; defaults to pino per loggerOptions. */
   logger?: FastifyBaseLogger | false;
 }
@@ -55,8 +57,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     const field = findNulCharacter(request.body) ?? findNulCharacter(request.query);
     if (field) throw new ApiError('FIELD_FORMAT', `${field}: must not contain NUL characters.`);
   });
-  app.addSchema(ErrorBody);
-  app.addSchema(UserResourceSchema);
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     return payload;
@@ -79,7 +79,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       },
       security: [{ authToken: [] }],
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(async (docs) => {
     // The API reference is public; its routes come from the plugin, so mark them as they are added.
@@ -99,6 +98,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await registerAuthRoutes(app, ctx);
   registerMeRoute(app);
   registerAdminRoutes(app, ctx);
+  if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -4,6 +4,9 @@ import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fasti
 import type { Principal, TokenService } from './auth/tokens';
 import type { Config } from './config';
 import type { Db, Engine } from './db/database';
+import type { WorkerSignal } from './jobs/worker-signal';
+import type { Processor } from './processor/processor';
+import type { CardCipher } from './vault/card-cipher';
 
 /** Everything a route or worker needs, built once at start (see main.ts) and passed down explicitly. */
 export interface AppContext {
@@ -14,6 +17,11 @@ export interface AppContext {
   /** The admin bearer token (from COLIBRI_ADMIN_TOKEN or generated into the data directory). */
   readonly adminToken: string;
   readonly version: string;
+  /** The processor (the sandbox simulator in sandbox mode). */
+  readonly processor: Processor;
+  readonly cardCipher: CardCipher;
+  /** Wakes this process's job workers after work was enqueued (nothing happens where none runs). */
+  readonly workerSignal: WorkerSignal;
 }
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;

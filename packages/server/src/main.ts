@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { buildApp } from './app';
+import { startBackground } from './jobs/background';
 import type { Config } from './config';
 import { createMerchant } from './merchants/create-merchant';
 import { loggerOptions } from './logger';
@@ -13,7 +14,8 @@ export async function serve(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   const admin = resolveAdminToken(config);
   const { ctx, handle } = await startContext(config, admin.token);
-  const app = await buildApp(ctx, { logger });
+  const background = config.runWorkers ? startBackground(ctx, logger) : undefined;
+  const app = await buildApp(ctx, { logger, background });
   await app.listen({ host: config.host, port: config.port });
   // The demo merchant is made only once the port is ours, so its one-time secret is never lost to a failed start.
   const firstRun = (await ctx.db.selectFrom('merchants').select('id').limit(1).execute()).length === 0;
@@ -51,6 +53,7 @@ export async function serve(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await app.close();
+    await background?.stop();
     await handle.close();
     process.exit(0);
   };

@@ -6,6 +6,9 @@ import { ensureDataDir, type Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { migrateToLatest } from './db/migrate';
+import { WorkerSignal } from './jobs/worker-signal';
+import { SandboxSimulator } from './processor/sandbox-simulator';
+import { loadCardCipher } from './vault/card-cipher';
 
 /** The service version, from the server package's manifest. */
 export const VERSION: string = (
@@ -38,7 +41,20 @@ export function resolveAdminToken(config: Config): { token: string; generated: b
 export async function startContext(config: Config, adminToken: string): Promise<{ ctx: AppContext; handle: DatabaseHandle }> {
   const handle = await openConfiguredDatabase(config);
   await migrateToLatest(handle.db);
-  const tokens = await TokenService.load(handle.db);
-  const ctx: AppContext = { config, db: handle.db, engine: handle.engine, tokens, adminToken, version: VERSION };
-  return { ctx, handle };
+  return { ctx: await buildContext(config, handle, adminToken), handle };
+}
+
+/** Assembles the context over an open, migrated database (also used by the test harness). */
+export async function buildContext(config: Config, handle: DatabaseHandle, adminToken: string): Promise<AppContext> {
+  return {
+    config,
+    db: handle.db,
+    engine: handle.engine,
+    tokens: await TokenService.load(handle.db),
+    adminToken,
+    version: VERSION,
+    processor: new SandboxSimulator(handle.db, config.sandboxDelayMs),
+    cardCipher: loadCardCipher(config),
+    workerSignal: new WorkerSignal(),
+  };
 }

@@ -6,13 +6,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from '../src/app';
-import { TokenService } from '../src/auth/tokens';
 import { loadConfig, type Config } from '../src/config';
 import type { App, AppContext } from '../src/context';
 import { openDatabase, type DatabaseHandle, type Engine } from '../src/db/database';
 import { migrateToLatest } from '../src/db/migrate';
 import { createMerchant, type CreatedMerchant } from '../src/merchants/create-merchant';
-import { VERSION } from '../src/runtime';
+import { buildContext } from '../src/runtime';
+import { startBackground, type Background } from '../src/jobs/background';
+import pino from 'pino';
+
+const silentLogger = pino({ level: 'silent' });
 
 /**
  * Test harness. Every database test runs on PGlite (in memory) and, when TEST_DATABASE_URL is set,
@@ -80,6 +83,7 @@ export interface TestService {
   readonly app: App;
   readonly database: TestDatabase;
   readonly config: Config;
+  readonly background: Background;
   request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   get<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -111,9 +115,10 @@ export async function startTestService(engine: Engine, options: ServiceOptions =
     ...options.env,
   });
   const database = await createTestDatabase(engine);
-  const tokens = await TokenService.load(database.handle.db);
-  const ctx: AppContext = { config, db: database.handle.db, engine, tokens, adminToken, version: VERSION };
-  const app = await buildApp(ctx, options.logger ? { logger: options.logger } : { logger: false });
+  const ctx = await buildContext(config, database.handle, adminToken);
+  const tokens = ctx.tokens;
+  const background = startBackground(ctx, options.logger ?? silentLogger, { pollMs: 50, sweepScale: 0.01 });
+  const app = await buildApp(ctx, { logger: options.logger ?? false, background });
   options.routes?.(app, ctx);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -151,8 +156,10 @@ export async function startTestService(engine: Engine, options: ServiceOptions =
       const token = await tokens.issue({ userId: created.user.id, merchantId: created.merchant_id });
       return { ...created, token };
     },
+    background,
     close: async () => {
       await app.close();
+      await background.stop();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

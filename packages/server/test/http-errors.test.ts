@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { expect, it } from 'vitest';
 import { renderErrorCatalogue } from '../src/http/error-docs';
 import { ERRORS } from '../src/http/errors';

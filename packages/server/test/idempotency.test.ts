@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { expect, it } from 'vitest';
 import { principalOf } from '../src/context';
 import { describeEachEngine } from './harness';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { App, AppContext } from '../context';
 import { errorResponses } from '../http/schema-kit';
 import { createMerchant } from '../merchants/create-merchant';
@@ -11,7 +11,7 @@ export const CreatedMerchantSchema = Type.Object({
   api_key: Type.String(),
   api_secret: Type.String({ description: 'Shown only here; only its hash is stored' }),
   webhook_secret: Type.String({ description: 'Standard Webhooks secret (whsec_…) that signs callbacks' }),
-  user: Type.Ref(UserResourceSchema),
+  user: UserResourceSchema,
 });
 
 /** `POST /admin/merchants` (contract, Admin), behind the admin bearer token. */

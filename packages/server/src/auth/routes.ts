@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context';
 import { ApiError } from '../http/errors';
@@ -15,7 +15,7 @@ const AuthBody = Type.Object({
 
 const AuthResponse = Type.Object({
   token: Type.String({ description: 'Access token for the X-Auth-Token header; lives 5 minutes' }),
-  user: Type.Ref(UserResourceSchema),
+  user: UserResourceSchema,
   version: Type.String({ description: 'Version of the service' }),
 });
 

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import type { UsersTable } from '../db/schema';
 
@@ -13,7 +13,7 @@ export const UserResourceSchema = Type.Object(
     roles: Type.Array(Type.String(), { examples: [['MERCHANT_ADMIN']] }),
     merchant_id: Type.String({ format: 'uuid' }),
   },
-  { $id: 'User' },
+  { title: 'User' },
 );
 export type UserResource = Static<typeof UserResourceSchema>;
 

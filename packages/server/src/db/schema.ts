@@ -48,9 +48,112 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
+export interface JobsTable {
+  id: Generated<string>;
+  kind: string;
+  payload: unknown;
+  run_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  locked_by: string | null;
+  locked_until: Date | null;
+  last_error: string | null;
+  failed_at: Date | null;
+  unique_key: string | null;
+  created_at: CreatedAt;
+}
+
+export interface EventsTable {
+  id: Generated<string>;
+  merchant_id: string;
+  type: string;
+  resource_type: string;
+  resource_id: string;
+  data: unknown;
+  notification_urls: string[];
+  created_at: CreatedAt;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<string>;
+  journal_id: string;
+  merchant_id: string;
+  kind: string;
+  account: string;
+  amount_minor: bigint;
+  currency: string;
+  resource_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface FeePlansTable {
+  merchant_id: string;
+  plan: unknown;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface FxRatesTable {
+  currency: string;
+  brl_per_unit: string;
+  as_of: ColumnType<Date, string, string>;
+}
+
+export interface SandboxOperationsTable {
+  reference: string;
+  merchant_id: string;
+  operation: string;
+  result: unknown;
+  created_at: CreatedAt;
+}
+
+export interface SandboxFaultsTable {
+  merchant_id: string;
+  operation: string;
+  fault: string;
+  remaining: number;
+}
+
+export interface PersonsTable {
+  id: Generated<string>;
+  merchant_id: string;
+  name: string;
+  email: string;
+  tax_id_type: 'CPF' | 'CNPJ';
+  tax_id: string;
+  phone: string | null;
+  created_at: CreatedAt;
+}
+
+export interface CardsTable {
+  id: Generated<string>;
+  merchant_id: string;
+  person_id: string;
+  scheme: string;
+  bin: string;
+  last4: string;
+  masked_number: string;
+  exp_month: number;
+  exp_year: number;
+  holder_name: string;
+  /** AES-256-GCM ciphertext of the card number (see vault/card-cipher.ts). */
+  number_ciphertext: string;
+  key_id: string;
+  status: Generated<string>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
+  jobs: JobsTable;
+  events: EventsTable;
+  ledger_entries: LedgerEntriesTable;
+  fee_plans: FeePlansTable;
+  fx_rates: FxRatesTable;
+  sandbox_operations: SandboxOperationsTable;
+  sandbox_faults: SandboxFaultsTable;
+  persons: PersonsTable;
+  cards: CardsTable;
 }

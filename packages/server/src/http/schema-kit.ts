@@ -1,4 +1,4 @@
-import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchemaOptions, type TSchema } from 'typebox';
 import type { ErrorKey } from './errors';
 
 /**
@@ -7,7 +7,7 @@ import type { ErrorKey } from './errors';
  */
 
 /** A string enum as JSON Schema `enum` (clearer errors and OpenAPI than a union of literals). */
-export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+export function StringEnum<const T extends readonly string[]>(values: T, options: TSchemaOptions = {}) {
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 }
 
@@ -27,12 +27,23 @@ export const ErrorBody = Type.Object(
     errors: Type.Optional(Type.Array(Type.Object({ code: Type.String(), description: Type.String() }))),
     refresh_token: Type.Optional(Type.String()),
   },
-  { $id: 'ErrorBody', title: 'Standard error body' },
+  { title: 'Standard error body' },
 );
 
-/** Standard error responses for OpenAPI, by status. */
-export function errorResponses(...statuses: number[]): Record<number, unknown> {
-  return Object.fromEntries(statuses.map((s) => [s, Type.Ref(ErrorBody)]));
+/**
+ * Error responses for OpenAPI, by status. They are described, not typed: a typed response schema
+ * would make Fastify serialise error bodies through it and drop fields (the report endpoints' 401
+ * body has a different shape), so the standard body is spelled out in the description instead.
+ */
+export function errorResponses(...statuses: number[]): Record<number, ReturnType<typeof Type.Unsafe>> {
+  return Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      Type.Unsafe<unknown>({
+        description: `Standard error body {timestamp, status, error, message, path, errors: [{code, description}], refresh_token} (docs/errors.md)`,
+      }),
+    ]),
+  );
 }
 
 export const AuthHeaders = Type.Object({ 'x-auth-token': Type.Optional(Type.String({ description: 'Access token from POST /auth' })) });

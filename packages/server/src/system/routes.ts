@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { App, AppContext } from '../context';

@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation';
+import * as platform from './0002-platform';
+import * as vault from './0003-vault';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -7,4 +9,6 @@ import * as foundation from './0001-foundation';
  */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-platform': platform,
+  '0003-vault': vault,
 };

@@ -1,0 +1,51 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../context';
+import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
+import { JobWorker, type WorkerOptions } from './queue';
+import { jobHandlers, periodicTasks } from './registry';
+
+/**
+ * The background side of a Colibri process: the job worker and the periodic sweeps. `colibri serve`
+ * runs it beside HTTP (unless COLIBRI_WORKERS=off); `colibri worker` runs it alone.
+ * @example const background = startBackground(ctx, logger); … await background.stop();
+ */
+export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, options: WorkerOptions & { sweepScale?: number } = {}) {
+  const worker = new JobWorker(ctx.db, jobHandlers(ctx), {
+    ...options,
+    onError: (error, job) => logger.warn({ err: error, job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job failed'),
+  });
+  const unsubscribe = ctx.workerSignal.subscribe(() => worker.poke());
+  worker.start();
+  const tasks = [
+    ...periodicTasks(ctx),
+    { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },
+  ];
+  const timers = tasks.map((task) => {
+    let busy = false;
+    return setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        await task.run();
+      } catch (error) {
+        logger.warn({ err: error, task: task.name }, 'periodic task failed');
+      } finally {
+        busy = false;
+      }
+    }, Math.max(10, Math.round(task.everyMs * (options.sweepScale ?? 1))));
+  });
+  return {
+    worker,
+    /** Runs every periodic task once now (sandbox clock moves and tests use it). */
+    async sweep(): Promise<void> {
+      for (const task of tasks) await task.run();
+    },
+    async stop(): Promise<void> {
+      for (const timer of timers) clearInterval(timer);
+      unsubscribe();
+      await worker.stop();
+    },
+  };
+}
+
+export type Background = ReturnType<typeof startBackground>;

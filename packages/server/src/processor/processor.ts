@@ -1,0 +1,115 @@
+/**
+ * The processor contract: everything Colibri asks of the outside world that moves money. The sandbox
+ * simulator (sandbox-simulator.ts) implements it; a live adapter would translate a real acquirer's and
+ * bank's statuses into these results inside itself, so no processor vocabulary leaks into the domains.
+ *
+ * Every operation carries a `reference` chosen by Colibri and unique per operation attempt
+ * (`<payment_token>:authorize`, …). Processors treat a repeated reference as the same operation and
+ * answer its original result; that is what makes retries and reconciliation safe.
+ *
+ * Failures come in two kinds, and callers must keep them apart:
+ * - `ProcessorUnavailableError`: the request never reached the processor; nothing happened.
+ * - `ProcessorTimeoutError`: the request may have been executed; the outcome is unknown until
+ *   `status(reference)` says so. Nothing is failed by guesswork.
+ */
+
+export type CardScheme = 'VISA' | 'MASTER' | 'ELO' | 'AMERICAN_EXPRESS' | 'DINERS_CLUB' | 'DISCOVER' | 'JCB';
+
+export interface ProcessorCard {
+  readonly number: string;
+  readonly expMonth: number;
+  readonly expYear: number;
+  readonly holderName: string;
+  readonly scheme: CardScheme;
+}
+
+/** The answer to any money-moving operation. */
+export type OperationResult =
+  | { readonly status: 'APPROVED'; readonly processorId: string }
+  | { readonly status: 'DECLINED'; readonly code: string; readonly description: string }
+  | { readonly status: 'ERROR'; readonly code: string; readonly description: string };
+
+export interface VerifyCardInput {
+  readonly merchantId: string;
+  readonly reference: string;
+  readonly card: ProcessorCard;
+  /** Sent to the processor for verification only; never stored anywhere. */
+  readonly cvv: string;
+}
+
+export interface AuthorizeInput {
+  readonly merchantId: string;
+  readonly reference: string;
+  readonly card: ProcessorCard;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  readonly installments: number;
+  /** true: authorise and capture at once; false: pre-authorise only. */
+  readonly capture: boolean;
+  readonly softDescriptor?: string | undefined;
+  readonly authentication?: { readonly eci: string; readonly cavv: string; readonly version: string; readonly dsTransId: string } | undefined;
+}
+
+export interface FollowUpInput {
+  readonly merchantId: string;
+  readonly reference: string;
+  /** The processor id of the authorisation (or payment) this operation follows. */
+  readonly processorId: string;
+  readonly amountMinor: bigint;
+}
+
+export interface PayoutInput {
+  readonly merchantId: string;
+  readonly reference: string;
+  readonly country: string;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+  readonly bankCode: string | undefined;
+  readonly accountType: string;
+  readonly accountNumber: string;
+  readonly taxId: string;
+}
+
+export interface Processor {
+  /**
+   * Checks that a card exists and its CVV matches, moving no money.
+   * @example await processor.verifyCard({ merchantId, reference: `${cardId}:verify`, card, cvv: '123' })
+   */
+  verifyCard(input: VerifyCardInput): Promise<OperationResult>;
+  /**
+   * Authorises (and with `capture: true` also captures) a card payment.
+   * @example await processor.authorize({ merchantId, reference: `${token}:authorize`, card, amountMinor: 1000n, currency: 'BRL', installments: 1, capture: true })
+   */
+  authorize(input: AuthorizeInput): Promise<OperationResult>;
+  /** Captures up to the authorised amount; the rest is released. @example await processor.capture({ merchantId, reference, processorId, amountMinor: 500n }) */
+  capture(input: FollowUpInput): Promise<OperationResult>;
+  /** Voids an authorisation that was not captured. @example await processor.cancel({ merchantId, reference, processorId, amountMinor: 0n }) */
+  cancel(input: FollowUpInput): Promise<OperationResult>;
+  /** Returns money of a captured payment to the payer. @example await processor.refund({ merchantId, reference, processorId, amountMinor: 250n }) */
+  refund(input: FollowUpInput): Promise<OperationResult>;
+  /** Sends money to a bank account. @example await processor.payout({ merchantId, reference, country: 'CL', currency: 'CLP', amountMinor: 10000n, … }) */
+  payout(input: PayoutInput): Promise<OperationResult>;
+  /**
+   * The outcome of an earlier operation by its reference, or null if the processor never saw it.
+   * @example const result = await processor.status(`${token}:authorize`)
+   */
+  status(merchantId: string, reference: string): Promise<OperationResult | null>;
+}
+
+export class ProcessorUnavailableError extends Error {
+  constructor(operation: string) {
+    super(`processor unavailable during ${operation}`);
+    this.name = 'ProcessorUnavailableError';
+  }
+}
+
+export class ProcessorTimeoutError extends Error {
+  constructor(operation: string) {
+    super(`processor timed out during ${operation}; outcome unknown`);
+    this.name = 'ProcessorTimeoutError';
+  }
+}
+
+/** Operation names, as used by sandbox faults. */
+export const PROCESSOR_OPERATIONS = ['verifyCard', 'authorize', 'capture', 'cancel', 'refund', 'payout'] as const;
+export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];

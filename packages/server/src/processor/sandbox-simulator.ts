@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import {
+  ProcessorTimeoutError,
+  ProcessorUnavailableError,
+  type AuthorizeInput,
+  type FollowUpInput,
+  type OperationResult,
+  type PayoutInput,
+  type Processor,
+  type ProcessorOperation,
+  type VerifyCardInput,
+} from './processor';
+
+/** The contract's simulator test cards and what they do (docs/payments.md lists them). */
+export const TEST_CARD_OUTCOMES: Readonly<Record<string, OperationResult>> = {
+  '4000000000000002': { status: 'DECLINED', code: '51', description: 'Insufficient funds' },
+  '4000000000000069': { status: 'DECLINED', code: '54', description: 'Expired card' },
+  '4000000000000119': { status: 'ERROR', code: '96', description: 'Processor system malfunction' },
+};
+/** Fails `/checkout/card` verification as a wrong CVV would. */
+export const CVV_FAILURE_CARD = '4000000000000127';
+
+/**
+ * Payout account numbers ending in these digits are rejected by the simulated bank, so merchants can
+ * test their rejection handling (docs/payouts.md).
+ */
+export const PAYOUT_REJECT_SUFFIX = '0000';
+
+export type SandboxFault = 'UNAVAILABLE' | 'TIMEOUT';
+
+/**
+ * The sandbox processor: a real implementation of the processor contract with its own books (the
+ * `sandbox_operations` table), so an operation's outcome survives restarts and can be queried by
+ * reference, like a real acquirer's. Outcomes are decided by the card number (the contract's test
+ * cards) and are deterministic. Latency is configurable, and faults can be injected per merchant and
+ * operation through `/sandbox/processor/faults`.
+ */
+export class SandboxSimulator implements Processor {
+  constructor(
+    private readonly db: Db,
+    private readonly delayMs: number,
+  ) {}
+
+  async verifyCard(input: VerifyCardInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'verifyCard', input.reference, () =>
+      input.card.number === CVV_FAILURE_CARD
+        ? { status: 'DECLINED', code: 'N7', description: 'CVV verification failed' }
+        : approved(),
+    );
+  }
+
+  async authorize(input: AuthorizeInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'authorize', input.reference, () => TEST_CARD_OUTCOMES[input.card.number] ?? approved());
+  }
+
+  async capture(input: FollowUpInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'capture', input.reference, () => approved());
+  }
+
+  async cancel(input: FollowUpInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'cancel', input.reference, () => approved());
+  }
+
+  async refund(input: FollowUpInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'refund', input.reference, () => approved());
+  }
+
+  async payout(input: PayoutInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'payout', input.reference, () =>
+      input.accountNumber.endsWith(PAYOUT_REJECT_SUFFIX)
+        ? { status: 'DECLINED', code: 'ACCOUNT_CLOSED', description: 'The recipient account is closed or does not exist' }
+        : approved(),
+    );
+  }
+
+  async status(merchantId: string, reference: string): Promise<OperationResult | null> {
+    const row = await this.db
+      .selectFrom('sandbox_operations')
+      .select('result')
+      .where('reference', '=', reference)
+      .where('merchant_id', '=', merchantId)
+      .executeTakeFirst();
+    return row ? (row.result as OperationResult) : null;
+  }
+
+  /**
+   * Runs one operation: waits the simulated latency, applies an injected fault, and records the
+   * result under its reference (a repeated reference answers the recorded result).
+   */
+  private async operate(merchantId: string, operation: ProcessorOperation, reference: string, decide: () => OperationResult): Promise<OperationResult> {
+    if (this.delayMs > 0) await sleep(this.delayMs);
+    const fault = await this.takeFault(merchantId, operation);
+    if (fault === 'UNAVAILABLE') throw new ProcessorUnavailableError(operation);
+    const existing = await this.status(merchantId, reference);
+    if (existing) return existing;
+    const result = decide();
+    await this.db
+      .insertInto('sandbox_operations')
+      .values({ reference, merchant_id: merchantId, operation, result: JSON.stringify(result) })
+      .onConflict((oc) => oc.column('reference').doNothing())
+      .execute();
+    // A timeout happens after the processor acted: the operation is recorded, the answer is lost.
+    if (fault === 'TIMEOUT') throw new ProcessorTimeoutError(operation);
+    return (await this.status(merchantId, reference)) ?? result;
+  }
+
+  private async takeFault(merchantId: string, operation: ProcessorOperation): Promise<SandboxFault | null> {
+    const row = await this.db
+      .updateTable('sandbox_faults')
+      .set({ remaining: sql`remaining - 1` })
+      .where('merchant_id', '=', merchantId)
+      .where('operation', '=', operation)
+      .where('remaining', '>', 0)
+      .returning('fault')
+      .executeTakeFirst();
+    return (row?.fault as SandboxFault | undefined) ?? null;
+  }
+}
+
+function approved(): OperationResult {
+  return { status: 'APPROVED', processorId: `sim_${randomUUID()}` };
+}

@@ -1,0 +1,21 @@
+// Card formats: number parsing, the Luhn check, scheme detection, masking and expiry; pure, no I/O.
+export {
+  CARD_NUMBER_MAX_LENGTH,
+  CARD_NUMBER_MIN_LENGTH,
+  cardNumberLengths,
+  detectCardScheme,
+  luhnCheck,
+  MAX_EXPIRY_YEARS_AHEAD,
+  maskCardNumber,
+  parseCardNumber,
+  validateCardNumber,
+  validateExpiry,
+} from './card-number';
+export type {
+  CardNumberFailureReason,
+  CardNumberResult,
+  CardScheme,
+  ExpiryFailureReason,
+  ExpiryResult,
+  ParseCardNumberResult,
+} from './card-number';

@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';
+import { principalOf, type App, type AppContext } from '../context';
+import type { Background } from '../jobs/background';
+import { errorResponses, StringEnum } from '../http/schema-kit';
+import { PROCESSOR_OPERATIONS } from '../processor/processor';
+
+const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
+
+/**
+ * Sandbox controls (contract, Sandbox controls), registered only in sandbox mode; in live mode these
+ * paths do not exist and answer 404.
+ */
+export function registerSandboxRoutes(app: App, ctx: AppContext, background: Background | undefined): void {
+  const Now = Type.Object({ now: Type.String({ format: 'date-time' }) });
+
+  app.post(
+    '/sandbox/clock/advance',
+    {
+      schema: {
+        summary: "Move the caller's merchant clock forward",
+        description: 'Every time rule and scheduled job of this merchant follows its clock. Due work runs at once.',
+        tags: ['Sandbox'],
+        body: Type.Object({ seconds: Type.Integer({ minimum: 0, maximum: TEN_YEARS_SECONDS }) }),
+        response: { 200: Now, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const now = await advanceMerchantClock(ctx.db, principalOf(request).merchantId, request.body.seconds);
+      // What became due under the new time happens now, not at the next sweep.
+      await background?.sweep();
+      return { now: now.toISOString() };
+    },
+  );
+
+  app.get('/sandbox/clock', { schema: { summary: "The caller's merchant clock", tags: ['Sandbox'], response: { 200: Now } } }, async (request) => ({
+    now: (await merchantNow(ctx.db, principalOf(request).merchantId)).toISOString(),
+  }));
+
+  app.post(
+    '/sandbox/processor/faults',
+    {
+      schema: {
+        summary: 'Make the simulated processor fail',
+        description:
+          'The next `times` calls of `operation` for this merchant fail: UNAVAILABLE (the request never reached the processor) or TIMEOUT (the processor acted, the answer was lost). `times: 0` clears the fault.',
+        tags: ['Sandbox'],
+        body: Type.Object({
+          operation: StringEnum(PROCESSOR_OPERATIONS),
+          fault: StringEnum(['UNAVAILABLE', 'TIMEOUT'] as const),
+          times: Type.Integer({ minimum: 0, maximum: 1000 }),
+        }),
+        response: { 200: Type.Object({ operation: Type.String(), fault: Type.String(), remaining: Type.Integer() }), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const merchantId = principalOf(request).merchantId;
+      const { operation, fault, times } = request.body;
+      await ctx.db
+        .insertInto('sandbox_faults')
+        .values({ merchant_id: merchantId, operation, fault, remaining: times })
+        .onConflict((oc) => oc.columns(['merchant_id', 'operation']).doUpdateSet({ fault, remaining: times }))
+        .execute();
+      return { operation, fault, remaining: times };
+    },
+  );
+}

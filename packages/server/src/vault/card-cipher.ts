@@ -1,0 +1,70 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDataDir, type Config } from '../config';
+
+/**
+ * Card numbers at rest: AES-256-GCM (authenticated: a flipped bit fails to decrypt rather than
+ * yielding another number), a fresh 96-bit nonce per record, and the id of the key stored beside each
+ * ciphertext so keys can be rotated: new records use the current key, old ones decrypt with the key
+ * their id names. Node's built-in crypto does this directly; no library adds anything here.
+ */
+export interface CardCipher {
+  /** @example const { keyId, ciphertext } = cipher.encrypt('4111111111111111') */
+  encrypt(plaintext: string): { keyId: string; ciphertext: string };
+  /** @example cipher.decrypt(row.key_id, row.number_ciphertext) */
+  decrypt(keyId: string, ciphertext: string): string;
+  readonly currentKeyId: string;
+}
+
+/** A key's id: the first 16 hex digits of its SHA-256, so the same key always has the same id. */
+export function keyIdOf(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+function parseKey(base64: string, source: string): Buffer {
+  const key = Buffer.from(base64.trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${source} must be 32 bytes in base64 (got ${key.length} bytes)`);
+  return key;
+}
+
+/**
+ * Builds a cipher over a current key and older decrypt-only keys.
+ * @example const cipher = createCardCipher(currentKey, [previousKey]);
+ */
+export function createCardCipher(current: Buffer, previous: readonly Buffer[] = []): CardCipher {
+  const keys = new Map<string, Buffer>([...previous, current].map((k) => [keyIdOf(k), k]));
+  const currentKeyId = keyIdOf(current);
+  return {
+    currentKeyId,
+    encrypt(plaintext) {
+      const nonce = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', current, nonce);
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return { keyId: currentKeyId, ciphertext: Buffer.concat([nonce, cipher.getAuthTag(), body]).toString('base64') };
+    },
+    decrypt(keyId, ciphertext) {
+      const key = keys.get(keyId);
+      if (!key) throw new Error(`card key ${keyId} is not configured`);
+      const raw = Buffer.from(ciphertext, 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/**
+ * The configured cipher: COLIBRI_MASTER_KEY (with COLIBRI_PREVIOUS_MASTER_KEYS, comma-separated, for
+ * rotation), or in sandbox a key generated once into the data directory.
+ */
+export function loadCardCipher(config: Config): CardCipher {
+  const previous = (process.env.COLIBRI_PREVIOUS_MASTER_KEYS ?? '')
+    .split(',')
+    .filter((k) => k.trim() !== '')
+    .map((k) => parseKey(k, 'COLIBRI_PREVIOUS_MASTER_KEYS'));
+  if (config.masterKey) return createCardCipher(parseKey(config.masterKey, 'COLIBRI_MASTER_KEY'), previous);
+  const file = join(ensureDataDir(config), 'master.key');
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  return createCardCipher(parseKey(readFileSync(file, 'utf8'), file), previous);
+}
