@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import { registerAdminRoutes } from './admin/routes';
+import { registerAdminRoutes, registerFeePlanRoute } from './admin/routes';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
 import { installAuthHook } from './http/auth-hook';
@@ -98,6 +98,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await registerAuthRoutes(app, ctx);
   registerMeRoute(app);
   registerAdminRoutes(app, ctx);
+  registerFeePlanRoute(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

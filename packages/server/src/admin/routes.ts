@@ -3,6 +3,8 @@ import type { App, AppContext } from '../context';
 import { errorResponses } from '../http/schema-kit';
 import { createMerchant } from '../merchants/create-merchant';
 import { UserResourceSchema } from '../auth/user-resource';
+import { FeePlanSchema, saveFeePlan } from '../fees/fee-plan';
+import { ApiError } from '../http/errors';
 
 export const CreatedMerchantSchema = Type.Object({
   merchant_id: Type.String({ format: 'uuid' }),
@@ -31,6 +33,30 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const merchant = await createMerchant(ctx.db, request.body.name.trim() || request.body.name);
       return reply.code(201).send(merchant);
+    },
+  );
+}
+
+/** `PUT /admin/merchants/<id>/fee-plan`: a merchant's fees (docs/fees.md). */
+export function registerFeePlanRoute(app: App, ctx: AppContext): void {
+  app.put(
+    '/admin/merchants/:merchantId/fee-plan',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        summary: "Set a merchant's fee plan",
+        tags: ['Admin'],
+        security: [{ adminToken: [] }],
+        params: Type.Object({ merchantId: Type.String({ format: 'uuid' }) }),
+        body: FeePlanSchema,
+        response: { 200: FeePlanSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const exists = await ctx.db.selectFrom('merchants').select('id').where('id', '=', request.params.merchantId).executeTakeFirst();
+      if (!exists) throw new ApiError('NOT_FOUND', 'merchantId: merchant not found.');
+      await saveFeePlan(ctx.db, request.params.merchantId, request.body);
+      return request.body;
     },
   );
 }

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { PayoutTables } from '../payouts/tables';
 
 /**
  * Table types for Kysely. Each domain adds its tables here next to its migration. Money columns are
@@ -142,7 +143,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database {
+export interface Database extends PayoutTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

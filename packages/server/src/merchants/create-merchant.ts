@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database';
 import { hashSecret, newApiKey, newApiSecret, newWebhookSecret } from '../auth/secrets';
 import { toUserResource, type UserResource } from '../auth/user-resource';
+import { MERCHANT_SETUP_STEPS } from './setup-steps';
 
 /** The contract's answer to `POST /admin/merchants`; the only time the secrets are shown. */
 export interface CreatedMerchant {
@@ -14,14 +15,6 @@ export interface CreatedMerchant {
   user: UserResource;
 }
 
-/** Steps other domains add to merchant creation (default reports, fee plans), run in the same transaction. */
-export type MerchantSetupStep = (trx: Db, merchantId: string) => Promise<void>;
-const setupSteps: MerchantSetupStep[] = [];
-
-/** Registers a step that every new merchant gets, e.g. its default saved reports. @example onMerchantCreated(createDefaultReports) */
-export function onMerchantCreated(step: MerchantSetupStep): void {
-  setupSteps.push(step);
-}
 
 function slug(name: string): string {
   const base = name
@@ -67,7 +60,7 @@ export async function createMerchant(db: Db, name: string): Promise<CreatedMerch
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    for (const step of setupSteps) await step(trx, merchant.id);
+    for (const step of MERCHANT_SETUP_STEPS) await step(trx, merchant.id);
     return {
       merchant_id: merchant.id,
       contract_id: merchant.contract_id,
