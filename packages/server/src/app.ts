@@ -16,6 +16,7 @@ import { ApiError } from './http/errors';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerSystemRoutes } from './system/routes';
+import { registerPaymentRoutes } from './payments/routes';
 import type { Background } from './jobs/background';
 import { registerSandboxRoutes } from './sandbox/routes';
 
@@ -99,6 +100,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerMeRoute(app);
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
+  registerPaymentRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { PaymentTables } from '../payments/tables';
 import type { PayoutTables } from '../payouts/tables';
 
 /**
@@ -143,7 +144,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends PayoutTables {
+export interface Database extends PaymentTables, PayoutTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

@@ -46,7 +46,17 @@ export const ERRORS = define({
   EXTERNAL_API: { code: '00.03.0001', status: 502, description: 'There was an issue when contacting an external API, please contact support' },
 
   // 00.04 — payment state
+  CONTRACT_INVALID: { code: '00.04.0001', status: 400, description: 'contract_id: is not a contract of this merchant.' },
+  AMOUNT_BELOW_MINIMUM: { code: '00.04.0002', status: 400, description: 'payment.amount: must be at least 1.00 BRL.' },
+  CURRENCY_UNSUPPORTED: { code: '00.04.0003', status: 400, description: 'The asset is not a currency Colibri accepts.' },
+  AUTHENTICATION_REQUIRED: { code: '00.04.0004', status: 400, description: 'authentication: is required for DEBITCARD payments.' },
+  CARD_NOT_OF_PERSON: { code: '00.04.0005', status: 400, description: 'public_card_id: the card does not belong to this person.' },
+  CARD_NOT_ACTIVE: { code: '00.04.0006', status: 400, description: 'public_card_id: the card is not ACTIVE.' },
+  DEBIT_OPTION_UNSUPPORTED: { code: '00.04.0007', status: 400, description: 'DEBITCARD payments take no installments and no delay_capture.' },
   NOT_PRE_AUTHORIZED: { code: '00.04.0010', status: 422, description: "The payment token was not pre-authorised, so it can't be captured." },
+  CAPTURE_ABOVE_AUTHORIZED: { code: '00.04.0011', status: 400, description: 'amount: must be less than or equal to the pre-authorised amount.' },
+  PRE_AUTHORIZATION_EXPIRED: { code: '00.04.0012', status: 422, description: 'The pre-authorisation is older than 5 days and was canceled.' },
+  NOT_CANCELABLE: { code: '00.04.0013', status: 422, description: 'Only a PRE_AUTHORIZED payment can be canceled.' },
 
   // 00.05 — lookups
   NOT_FOUND: { code: '00.05.0001', status: 404, description: 'The resource does not exist or belongs to another merchant.' },
@@ -55,6 +65,15 @@ export const ERRORS = define({
   IDEMPOTENCY_KEY_REUSED: { code: '00.06.0001', status: 422, description: 'This Idempotency-Key was used with a different request body.' },
   IDEMPOTENCY_KEY_IN_PROGRESS: { code: '00.06.0002', status: 409, description: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
   IDEMPOTENCY_KEY_INVALID: { code: '00.06.0003', status: 400, description: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' },
+
+  // 00.07 — vault: persons and cards of the checkout flow (docs/cards-and-persons.md)
+  TAX_ID_INVALID: { code: '00.07.0001', status: 400, description: 'tax_id: The tax id is not a valid CPF or CNPJ of the given tax_id_type.' },
+  CARD_NUMBER_INVALID: { code: '00.07.0002', status: 400, description: 'number: The card number is not valid: 12 to 19 digits that pass the Luhn check, of a length its scheme issues.' },
+  CARD_SCHEME_UNSUPPORTED: { code: '00.07.0003', status: 400, description: 'number: The card belongs to none of the schemes Colibri processes (VISA, MASTER, ELO, AMERICAN_EXPRESS, DINERS_CLUB, DISCOVER, JCB).' },
+  CARD_EXPIRED: { code: '00.07.0004', status: 400, description: 'The card has expired: its expiry month is over on the merchant clock.' },
+  CARD_EXPIRY_INVALID: { code: '00.07.0005', status: 400, description: 'exp_month or exp_year is not a valid expiry date.' },
+  CARD_CVV_INVALID: { code: '00.07.0006', status: 400, description: 'cvv: must be 3 digits, or 4 digits for AMERICAN_EXPRESS.' },
+  CARD_VERIFICATION_FAILED: { code: '00.07.0007', status: 400, description: 'The processor declined the card verification (for example, a wrong CVV); nothing was stored.' },
 
   // 01 — refunds
   REFUND_STATUS_NOT_ALLOWED: { code: '01.05.0030', status: 400, description: 'Current payment status does not allow refund' },

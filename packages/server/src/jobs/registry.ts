@@ -1,12 +1,14 @@
 import type { AppContext } from '../context';
+import { expirePreAuthorizations } from '../payments/cancel';
+import { processPaymentHandler } from '../payments/process-payment';
 import type { JobHandler } from './queue';
 
 /**
  * Every job kind and its handler. Each domain exports a function returning its handlers; this is the
  * one place they are put together, so a reader sees all background work of the service here.
  */
-export function jobHandlers(_ctx: AppContext): Map<string, JobHandler> {
-  return new Map<string, JobHandler>([]);
+export function jobHandlers(ctx: AppContext): Map<string, JobHandler> {
+  return new Map<string, JobHandler>([['payment.process', processPaymentHandler(ctx)]]);
 }
 
 /** Periodic sweeps (expiries, schedules): each runs every `everyMs` in every worker process. */
@@ -16,6 +18,6 @@ export interface PeriodicTask {
   run(): Promise<void>;
 }
 
-export function periodicTasks(_ctx: AppContext): PeriodicTask[] {
-  return [];
+export function periodicTasks(ctx: AppContext): PeriodicTask[] {
+  return [{ name: 'pre-authorization-ttl', everyMs: 60_000, run: async () => void (await expirePreAuthorizations(ctx)) }];
 }

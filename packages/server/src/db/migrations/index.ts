@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation';
 import * as platform from './0002-platform';
 import * as vault from './0003-vault';
+import * as payments from './0004-payments';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-platform': platform,
   '0003-vault': vault,
+  '0004-payments': payments,
 };

@@ -1,0 +1,129 @@
+import { isIP } from 'node:net';
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import { computeFees, loadFeePlan } from '../fees/fee-plan';
+import { convert } from '../fees/fx';
+import { ApiError, type ErrorKey } from '../http/errors';
+import { enqueue } from '../jobs/queue';
+import { isCurrency, parseAmount, CURRENCY_EXPONENTS } from '../lib/money';
+import { findCard, findPerson } from '../vault/lookup';
+import { changeStatus, type PaymentRow } from './payment-record';
+import type { ProcessPaymentJob } from './process-payment';
+import type { SendPaymentInput } from './schemas';
+
+/** The smallest card payment, in BRL cents (spec: "not less than 1.00 in BRL"). */
+export const MINIMUM_BRL_MINOR = 100n;
+
+export interface SendPaymentResult {
+  payment: PaymentRow;
+  cardStatus: string;
+}
+
+/**
+ * `POST /checkout/sendPayment`: validate → load person and card → price (FX and fees) → store the
+ * payment as PROCESSING with its fees, history and event, and enqueue its authorisation, all in one
+ * transaction. The processor's answer arrives asynchronously (process-payment.ts).
+ * @example const { payment } = await sendPayment(ctx, merchantId, body);
+ */
+export async function sendPayment(ctx: AppContext, merchantId: string, input: SendPaymentInput): Promise<SendPaymentResult> {
+  const failures: { key: ErrorKey; description: string }[] = [];
+  const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
+
+  const merchant = await ctx.db.selectFrom('merchants').select(['contract_id']).where('id', '=', merchantId).executeTakeFirstOrThrow();
+  if (input.contract_id !== merchant.contract_id) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
+
+  const asset = input.payment.asset.toUpperCase();
+  const currency = isCurrency(asset) ? asset : undefined;
+  if (!currency) fail('CURRENCY_UNSUPPORTED', `payment.asset: ${input.payment.asset} is not supported; use BRL or one of ${Object.keys(CURRENCY_EXPONENTS).join(', ')}.`);
+  const parsed = parseAmount(input.payment.amount, currency ? CURRENCY_EXPONENTS[currency] : 2, 2);
+  if (!parsed.ok) {
+    if (parsed.reason === 'TOO_MANY_DECIMALS') fail('AMOUNT_DECIMALS', 'payment.amount: Value must have a maximum of two decimal places.');
+    else if (parsed.reason === 'TOO_LARGE') fail('FIELD_OUT_OF_RANGE', 'payment.amount: is larger than the maximum payment.');
+    else fail('FIELD_FORMAT', 'payment.amount: must be a decimal number such as "10.50".');
+  }
+  const debit = input.payment.method === 'DEBITCARD';
+  if (debit && !input.authentication) fail('AUTHENTICATION_REQUIRED', 'authentication: is required for DEBITCARD payments.');
+  if (debit && (input.payment.installments > 1 || input.payment.delay_capture === true)) {
+    fail('DEBIT_OPTION_UNSUPPORTED', 'payment: DEBITCARD payments take no installments and no delay_capture.');
+  }
+  if (input.ip_address !== undefined && isIP(input.ip_address) === 0) fail('FIELD_FORMAT', 'ip_address: must be an IPv4 or IPv6 address.');
+
+  const person = await findPerson(ctx.db, merchantId, input.public_person_id);
+  const card = await findCard(ctx.db, merchantId, input.public_card_id);
+  if (!person) fail('NOT_FOUND', 'public_person_id: person not found.');
+  if (!card) fail('NOT_FOUND', 'public_card_id: card not found.');
+  if (person && card && card.person_id !== person.id) fail('CARD_NOT_OF_PERSON', 'public_card_id: the card does not belong to this person.');
+  if (card && card.status !== 'ACTIVE') fail('CARD_NOT_ACTIVE', 'public_card_id: the card is not ACTIVE.');
+
+  // Amount rules come after shape rules so one bad request always gets the same answer.
+  let quote: Awaited<ReturnType<typeof convert>> | undefined;
+  if (parsed.ok && currency) {
+    quote = await convert(ctx.db, parsed.minor, currency, 'BRL');
+    if (quote.convertedMinor < MINIMUM_BRL_MINOR) fail('AMOUNT_BELOW_MINIMUM', 'payment.amount: must be at least 1.00 BRL.');
+  }
+  if (failures.length > 0 || !parsed.ok || !currency || !quote || !person || !card) throw ApiError.fields(failures);
+
+  const plan = await loadFeePlan(ctx.db, merchantId);
+  const installments = Math.max(1, input.payment.installments);
+  const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
+  const now = await merchantNow(ctx.db, merchantId);
+
+  const payment = await ctx.db.transaction().execute(async (trx) => {
+    const created = await trx
+      .insertInto('payments')
+      .values({
+        merchant_id: merchantId,
+        contract_id: input.contract_id,
+        reference_id: input.reference_id,
+        method: input.payment.method,
+        status: 'CREATED',
+        person_id: person.id,
+        card_id: card.id,
+        original_amount_minor: parsed.minor,
+        original_currency: currency,
+        amount_minor: quote.convertedMinor,
+        currency: 'BRL',
+        customer_fees_minor: fees.customerFeesMinor,
+        merchant_fees_minor: fees.merchantFeesMinor,
+        fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
+        fx_rate: currency === 'BRL' ? null : quote.rate,
+        fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
+        installments,
+        delay_capture: input.payment.delay_capture ?? false,
+        soft_descriptor: input.payment.soft_descriptor ?? null,
+        extra_data: input.extra_data === undefined ? null : JSON.stringify(input.extra_data),
+        ip_address: input.ip_address ?? null,
+        notification_url: input.notification_url ?? null,
+        // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
+        authentication: input.authentication
+          ? JSON.stringify({ eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id })
+          : null,
+        pending_capture_minor: null,
+        processor_id: null,
+        error_code: null,
+        error_description: null,
+        expires_at: null,
+        end_to_end_id: null,
+        subscription_id: null,
+        checkout_id: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('payment_status_history').values({ payment_token: created.payment_token, status: 'CREATED', at: now }).execute();
+    if (fees.fees.length > 0) {
+      await trx
+        .insertInto('payment_fees')
+        .values(fees.fees.map((f) => ({ payment_token: created.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })))
+        .execute();
+    }
+    const processing = await changeStatus(trx, created, 'PROCESSING', now);
+    // The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere.
+    const job: ProcessPaymentJob = { paymentToken: created.payment_token, merchantId, step: 'authorize', authentication: input.authentication };
+    await enqueue(trx, 'payment.process', job);
+    return processing;
+  });
+  ctx.workerSignal.poke();
+  return { payment, cardStatus: card.status };
+}

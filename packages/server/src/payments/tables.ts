@@ -1,0 +1,68 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types of the payment domain (migration 0004-payments); merged into db/schema.ts's Database. */
+export interface PaymentsTable {
+  payment_token: Generated<string>;
+  merchant_id: string;
+  contract_id: string;
+  reference_id: string;
+  method: string;
+  status: string;
+  person_id: string | null;
+  card_id: string | null;
+  original_amount_minor: bigint;
+  original_currency: string;
+  amount_minor: bigint;
+  currency: string;
+  customer_fees_minor: bigint;
+  merchant_fees_minor: bigint;
+  fee_rules: unknown;
+  fx_rate: string | null;
+  fx_rate_date: string | null;
+  installments: number;
+  delay_capture: boolean;
+  soft_descriptor: string | null;
+  extra_data: unknown;
+  ip_address: string | null;
+  notification_url: string | null;
+  authentication: unknown;
+  authorized_minor: Generated<bigint>;
+  captured_minor: Generated<bigint>;
+  refunded_minor: Generated<bigint>;
+  pending_capture_minor: bigint | null;
+  processor_id: string | null;
+  error_code: string | null;
+  error_description: string | null;
+  expires_at: Date | null;
+  end_to_end_id: string | null;
+  subscription_id: string | null;
+  checkout_id: string | null;
+  created_at: ColumnType<Date, Date, never>;
+  updated_at: Date;
+  pre_authorized_at: Date | null;
+  paid_at: Date | null;
+  canceled_at: Date | null;
+  failed_at: Date | null;
+}
+
+export interface PaymentFeesTable {
+  id: Generated<string>;
+  payment_token: string;
+  fee_type: string;
+  payer: string;
+  amount_minor: bigint;
+  currency: string;
+}
+
+export interface PaymentStatusHistoryTable {
+  id: Generated<string>;
+  payment_token: string;
+  status: string;
+  at: Date;
+}
+
+export interface PaymentTables {
+  payments: PaymentsTable;
+  payment_fees: PaymentFeesTable;
+  payment_status_history: PaymentStatusHistoryTable;
+}

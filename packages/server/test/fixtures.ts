@@ -1,0 +1,48 @@
+import { expect } from 'vitest';
+import type { TestMerchant, TestService } from './harness';
+
+/** Shared test fixtures: customers, cards, payments and waiting for asynchronous outcomes. */
+
+export const VALID_CPF = '529.982.247-25';
+
+export async function customerWithCard(service: TestService, merchant: TestMerchant, number = '4111111111111111') {
+  const person = await service.post(
+    '/checkout/person',
+    { name: 'Maria Silva', email: 'maria@example.com', tax_id: VALID_CPF, tax_id_type: 'CPF' },
+    { token: merchant.token },
+  );
+  expect(person.status, JSON.stringify(person.body)).toBe(200);
+  const card = await service.post(
+    '/checkout/card',
+    { public_person_id: person.body.public_person_id, number, exp_month: '12', exp_year: '2035', cvv: number.startsWith('3') && number.length === 15 ? '1234' : '123', holder_name: 'MARIA SILVA' },
+    { token: merchant.token },
+  );
+  expect(card.status, JSON.stringify(card.body)).toBe(200);
+  return { personId: person.body.public_person_id as string, cardId: card.body.public_card_id as string };
+}
+
+export function paymentBody(merchant: TestMerchant, ids: { personId: string; cardId: string }, overrides: Record<string, unknown> = {}) {
+  const { payment, ...rest } = overrides as { payment?: Record<string, unknown> };
+  return {
+    contract_id: merchant.contract_id,
+    reference_id: `order-${Math.random().toString(36).slice(2, 10)}`,
+    public_person_id: ids.personId,
+    public_card_id: ids.cardId,
+    payment: { amount: '100.00', method: 'CREDITCARD', asset: 'BRL', installments: 1, ...payment },
+    ...rest,
+  };
+}
+
+/** Polls transaction details until the payment leaves the given transient statuses. */
+export async function waitForStatus(service: TestService, merchant: TestMerchant, token: string, until: (status: string) => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const details = await service.get(`/transactionDetails/${token}`, { token: merchant.token });
+    const status = details.body?.general_info?.transaction_status as string | undefined;
+    if (status && until(status)) return details.body;
+    if (Date.now() > deadline) throw new Error(`payment ${token} still ${status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const settled = (status: string) => status !== 'PROCESSING' && status !== 'CREATED';
