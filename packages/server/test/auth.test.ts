@@ -63,6 +63,15 @@ describeEachEngine('POST /auth and X-Auth-Token', (service) => {
     expectAccessDenied(await service().post('/auth', { apiKey: m.api_key, apiSecret: m.api_secret }), '/auth');
   });
 
+  it('stops accepting a cached token the moment it expires', async () => {
+    const m = await service().merchant();
+    const almostExpired = Math.floor(Date.now() / 1000) - TOKEN_TTL_SECONDS + 2;
+    const token = await service().ctx.tokens.issue({ userId: m.user.id, merchantId: m.merchant_id }, almostExpired);
+    expect((await service().get('/me', { token })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expectAccessDenied(await service().get('/me', { token }), '/me');
+  });
+
   it('stores only a hash of the secret', async () => {
     const m = await service().merchant();
     const row = await service().ctx.db.selectFrom('users').selectAll().where('id', '=', m.user.id).executeTakeFirstOrThrow();
@@ -81,6 +90,8 @@ describeEachEngine('POST /auth and X-Auth-Token', (service) => {
 
   it('refuses a missing, expired, tampered, alg-none and foreign-key token', async () => {
     const m = await service().merchant();
+    // The good token is verified (and cached) first, so each refusal below also proves the cache is not fooled.
+    expect((await service().get('/me', { token: m.token })).status).toBe(200);
     expectAccessDenied(await service().get('/me'), '/me');
     expectAccessDenied(await service().get('/me', { token: '' }), '/me');
     expectAccessDenied(await service().get('/me', { token: 'not-a-jwt' }), '/me');

@@ -200,8 +200,8 @@ describeEachEngine('card payments', (service) => {
       [{ payment: { method: 'DEBITCARD' } }, '00.04.0004', 'authentication'],
       [{ payment: { method: 'DEBITCARD', installments: 3 }, authentication: { cavv: 'AAAB', eci: '05', version: '2.2.0', dstrans_id: 'x' } }, '00.04.0007', 'payment'],
       [{ authentication: { cavv: 'AAAB', eci: '05', version: '2.2.0' } }, '00.01.0001', 'authentication.dstrans_id'],
-      [{ public_person_id: '00000000-0000-4000-8000-000000000000' }, '00.05.0001', 'public_person_id'],
-      [{ public_card_id: 'not-a-card' }, '00.05.0001', 'public_card_id'],
+      [{ public_person_id: '00000000-0000-4000-8000-000000000000' }, '00.04.0008', 'public_person_id'],
+      [{ public_card_id: 'not-a-card' }, '00.04.0009', 'public_card_id'],
     ];
     for (const [override, code, field] of cases) {
       const response = await service().post('/checkout/sendPayment', paymentBody(m, ids, override), { token: m.token });
@@ -227,9 +227,9 @@ describeEachEngine('card payments', (service) => {
     const sent = await service().post('/checkout/sendPayment', paymentBody(a, idsA, { payment: { delay_capture: true } }), { token: a.token });
     const cross = await service().post('/checkout/sendPayment', paymentBody(b, idsA), { token: b.token });
     expect(cross.status).toBe(400);
-    expect(cross.body.errors.map((e: { code: string }) => e.code)).toEqual(['00.05.0001', '00.05.0001']);
+    expect(cross.body.errors.map((e: { code: string }) => e.code)).toEqual(['00.04.0008', '00.04.0009']);
     const mixed = await service().post('/checkout/sendPayment', paymentBody(b, { personId: idsB.personId, cardId: idsA.cardId }), { token: b.token });
-    expect(mixed.body.errors).toEqual([{ code: '00.05.0001', description: 'public_card_id: card not found.' }]);
+    expect(mixed.body.errors).toEqual([{ code: '00.04.0009', description: 'public_card_id: card not found.' }]);
     await waitForStatus(service(), a, sent.body.payment_token, settled);
     for (const response of [
       await service().get(`/transactionDetails/${sent.body.payment_token}`, { token: b.token }),

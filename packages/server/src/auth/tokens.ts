@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Db } from '../db/database';
 
@@ -15,6 +15,8 @@ const ALGORITHM = 'HS256';
 const ISSUER = 'colibri';
 const AUDIENCE = 'colibri-api';
 const SIGNING_KEY_SETTING = 'token_signing_key';
+/** Bound of each token cache, so memory stays flat whatever the traffic. */
+const CACHE_LIMIT = 10_000;
 
 /**
  * Access tokens are JWTs signed with HMAC-SHA256 under a key kept in the database, so every process
@@ -23,7 +25,17 @@ const SIGNING_KEY_SETTING = 'token_signing_key';
  * are refused.
  */
 export class TokenService {
-  private constructor(private readonly key: Uint8Array) {}
+  /**
+   * Verified tokens, by their full text (signature included, so a tampered token never matches), until
+   * they expire. A client reuses its token for up to 5 minutes; re-checking the HMAC on every call
+   * through WebCrypto costs more than the rest of a simple request.
+   */
+  private readonly verified = new Map<string, { principal: Principal; expSeconds: number }>();
+  /** Tokens issued in the current second: the same principal and second give the same token anyway. */
+  private issuedSecond = 0;
+  private readonly issued = new Map<string, string>();
+
+  private constructor(private readonly key: CryptoKey) {}
 
   /**
    * Loads the signing key, creating it on first use. Concurrent first starts agree on one key because
@@ -37,12 +49,20 @@ export class TokenService {
       .onConflict((oc) => oc.column('key').doNothing())
       .execute();
     const row = await db.selectFrom('settings').select('value').where('key', '=', SIGNING_KEY_SETTING).executeTakeFirstOrThrow();
-    return new TokenService(Buffer.from(row.value, 'base64'));
+    const key = await webcrypto.subtle.importKey('raw', Buffer.from(row.value, 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return new TokenService(key);
   }
 
   /** @example const token = await tokens.issue({ userId, merchantId }); */
   async issue(principal: Principal, nowSeconds = Math.floor(Date.now() / 1000)): Promise<string> {
-    return new SignJWT({ mid: principal.merchantId })
+    if (nowSeconds !== this.issuedSecond) {
+      this.issuedSecond = nowSeconds;
+      this.issued.clear();
+    }
+    const cacheKey = `${principal.userId}|${principal.merchantId}`;
+    const cached = this.issued.get(cacheKey);
+    if (cached) return cached;
+    const token = await new SignJWT({ mid: principal.merchantId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(principal.userId)
       .setIssuer(ISSUER)
@@ -50,17 +70,40 @@ export class TokenService {
       .setIssuedAt(nowSeconds)
       .setExpirationTime(nowSeconds + TOKEN_TTL_SECONDS)
       .sign(this.key);
+    if (this.issued.size < CACHE_LIMIT) this.issued.set(cacheKey, token);
+    return token;
   }
 
   /** Returns the principal of a valid token, or null for any invalid, expired or foreign token. @example await tokens.verify(header) */
   async verify(token: string): Promise<Principal | null> {
+    const nowSeconds = Date.now() / 1000;
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.expSeconds > nowSeconds) return hit.principal;
+      this.verified.delete(token);
+      return null;
+    }
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
-      if (typeof payload.sub !== 'string' || typeof payload.mid !== 'string') return null;
-      return { userId: payload.sub, merchantId: payload.mid };
+      if (typeof payload.sub !== 'string' || typeof payload.mid !== 'string' || typeof payload.exp !== 'number') return null;
+      const principal = { userId: payload.sub, merchantId: payload.mid };
+      this.remember(token, principal, payload.exp, nowSeconds);
+      return principal;
     } catch (error) {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
       throw error;
     }
+  }
+
+  private remember(token: string, principal: Principal, expSeconds: number, nowSeconds: number): void {
+    if (this.verified.size >= CACHE_LIMIT) {
+      // Evict expired entries first; if the cache is still full, drop the oldest insertions.
+      for (const [key, entry] of this.verified) if (entry.expSeconds <= nowSeconds) this.verified.delete(key);
+      for (const key of this.verified.keys()) {
+        if (this.verified.size < CACHE_LIMIT) break;
+        this.verified.delete(key);
+      }
+    }
+    this.verified.set(token, { principal, expSeconds });
   }
 }

@@ -50,8 +50,8 @@ export async function sendPayment(ctx: AppContext, merchantId: string, input: Se
 
   const person = await findPerson(ctx.db, merchantId, input.public_person_id);
   const card = await findCard(ctx.db, merchantId, input.public_card_id);
-  if (!person) fail('NOT_FOUND', 'public_person_id: person not found.');
-  if (!card) fail('NOT_FOUND', 'public_card_id: card not found.');
+  if (!person) fail('PERSON_NOT_FOUND', 'public_person_id: person not found.');
+  if (!card) fail('CARD_NOT_FOUND', 'public_card_id: card not found.');
   if (person && card && card.person_id !== person.id) fail('CARD_NOT_OF_PERSON', 'public_card_id: the card does not belong to this person.');
   if (card && card.status !== 'ACTIVE') fail('CARD_NOT_ACTIVE', 'public_card_id: the card is not ACTIVE.');
 
