@@ -17,8 +17,11 @@ import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerSystemRoutes } from './system/routes';
 import { registerPaymentRoutes } from './payments/routes';
+import { registerRefundRoutes } from './refunds/routes';
+import { registerPayoutRoutes } from './payouts/routes';
 import type { Background } from './jobs/background';
 import { registerSandboxRoutes } from './sandbox/routes';
+import { registerVaultRoutes } from './vault/routes';
 
 export interface BuildAppOptions {
   /** This process's background worker, if it runs one (the sandbox clock sweeps through it). */
@@ -100,7 +103,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerMeRoute(app);
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
+  registerVaultRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
+  registerRefundRoutes(app, ctx);
+  registerPayoutRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -15,7 +15,8 @@ import { buildContext } from '../src/runtime';
 import { startBackground, type Background } from '../src/jobs/background';
 import pino from 'pino';
 
-const silentLogger = pino({ level: 'silent' });
+/** TEST_LOGS=error (or any pino level) shows the service's logs while debugging a test. */
+const silentLogger = pino({ level: process.env.TEST_LOGS ?? 'silent' });
 
 /**
  * Test harness. Every database test runs on PGlite (in memory) and, when TEST_DATABASE_URL is set,
@@ -118,7 +119,7 @@ export async function startTestService(engine: Engine, options: ServiceOptions =
   const ctx = await buildContext(config, database.handle, adminToken);
   const tokens = ctx.tokens;
   const background = startBackground(ctx, options.logger ?? silentLogger, { pollMs: 50, sweepScale: 0.01 });
-  const app = await buildApp(ctx, { logger: options.logger ?? false, background });
+  const app = await buildApp(ctx, { logger: options.logger ?? (process.env.TEST_LOGS ? silentLogger : false), background });
   options.routes?.(app, ctx);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { expect, it } from 'vitest';
 import { principalOf } from '../src/context';
@@ -68,6 +68,17 @@ describeEachEngine(
       const again = await service().post('/admin/merchants', { name }, { headers: { ...admin(), 'idempotency-key': key } });
       expect(again.headers.get('idempotent-replayed')).toBeNull();
       expect(await countMerchants(name)).toBe(2);
+    });
+
+    it('fingerprints request bodies with a keyed digest, never a plain hash that could be brute-forced', async () => {
+      const key = randomUUID();
+      const name = `Digest ${key}`;
+      await service().post('/admin/merchants', { name }, { headers: { ...admin(), 'idempotency-key': key } });
+      const row = await service().ctx.db.selectFrom('idempotency_keys').select('request_hash').where('key', '=', key).executeTakeFirstOrThrow();
+      const plain = createHash('sha256').update(`POST\n/admin/merchants\n${JSON.stringify({ name })}`).digest('hex');
+      expect(row.request_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.request_hash).not.toBe(plain);
+      expect(row.request_hash).toBe(service().ctx.cardCipher.keyedDigest('idempotency', `POST\n/admin/merchants\n${JSON.stringify({ name })}`));
     });
 
     it('refuses a malformed key', async () => {

@@ -1,6 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { CheckoutTables } from '../checkout/tables';
 import type { PaymentTables } from '../payments/tables';
+import type { RefundTables } from '../refunds/tables';
 import type { PayoutTables } from '../payouts/tables';
+import type { ThreeDsTables } from '../three-ds/tables';
+import type { SubscriptionTables } from '../subscriptions/tables';
 
 /**
  * Table types for Kysely. Each domain adds its tables here next to its migration. Money columns are
@@ -144,7 +148,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends PaymentTables, PayoutTables {
+export interface Database extends PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

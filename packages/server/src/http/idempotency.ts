@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context';
@@ -38,7 +37,7 @@ export function installIdempotency(app: App, ctx: AppContext): void {
     if (key === undefined) return;
     if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError('IDEMPOTENCY_KEY_INVALID');
     const scope = scopeOf(request);
-    const requestHash = hashRequest(request);
+    const requestHash = hashRequest(ctx, request);
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
       if (await claim(ctx.db, scope, key, requestHash)) {
@@ -108,15 +107,13 @@ function scopeOf(request: FastifyRequest): string {
   return `${request.routeOptions.config?.auth ?? 'public'}:${request.routeOptions.url ?? ''}`;
 }
 
-/** The method, route and body decide whether a retry is "the same request". */
-function hashRequest(request: FastifyRequest): string {
-  return createHash('sha256')
-    .update(request.method)
-    .update('\n')
-    .update(request.url)
-    .update('\n')
-    .update(JSON.stringify(request.body ?? null))
-    .digest('hex');
+/**
+ * The method, route and body decide whether a retry is "the same request". Bodies may hold card
+ * numbers and CVVs, so the fingerprint is keyed with a secret outside the database (a plain hash of a
+ * card body could be brute-forced from the rest of the row).
+ */
+function hashRequest(ctx: AppContext, request: FastifyRequest): string {
+  return ctx.cardCipher.keyedDigest('idempotency', `${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`);
 }
 
 /** Deletes keys past their 24 hours; called periodically by the service. @example await purgeExpiredIdempotencyKeys(db) */

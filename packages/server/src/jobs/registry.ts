@@ -1,6 +1,8 @@
 import type { AppContext } from '../context';
 import { expirePreAuthorizations } from '../payments/cancel';
 import { processPaymentHandler } from '../payments/process-payment';
+import { settleRefundHandler } from '../refunds/settle-refund';
+import { payoutJobHandlers } from '../payouts/process-payout';
 import type { JobHandler } from './queue';
 
 /**
@@ -8,7 +10,8 @@ import type { JobHandler } from './queue';
  * one place they are put together, so a reader sees all background work of the service here.
  */
 export function jobHandlers(ctx: AppContext): Map<string, JobHandler> {
-  return new Map<string, JobHandler>([['payment.process', processPaymentHandler(ctx)]]);
+  return new Map<string, JobHandler>([['payment.process', processPaymentHandler(ctx)],
+    ['refund.settle', settleRefundHandler(ctx)], ...payoutJobHandlers(ctx)]);
 }
 
 /** Periodic sweeps (expiries, schedules): each runs every `everyMs` in every worker process. */

@@ -2,10 +2,9 @@ import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { errorResponses } from '../http/schema-kit';
-import { toJsonNumber } from '../lib/money';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
-import { exponentOf } from './payment-record';
+import { paymentResponse } from './payment-response';
 import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse } from './schemas';
 import { sendPayment } from './send-payment';
 import { transactionDetails } from './transaction-details';
@@ -23,33 +22,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         response: { 200: PaymentResponse, ...errorResponses(400, 401, 404, 502) },
       },
     },
-    async (request) => {
-      const { payment, cardStatus } = await sendPayment(ctx, principalOf(request).merchantId, request.body);
-      const exponent = exponentOf(payment.currency);
-      const fees = await ctx.db
-        .selectFrom('payment_fees')
-        .select(['fee_type', 'amount_minor'])
-        .where('payment_token', '=', payment.payment_token)
-        .where('payer', '=', 'CUSTOMER')
-        .execute();
-      return {
-        payment_token: payment.payment_token,
-        refresh_token: await refreshToken(ctx, request),
-        transaction_status: payment.status,
-        public_person_id: payment.person_id ?? '',
-        public_card_id: payment.card_id ?? '',
-        public_card_status: cardStatus,
-        totals: {
-          amount: toJsonNumber(payment.amount_minor, exponent),
-          asset: payment.currency,
-          original_amount: toJsonNumber(payment.original_amount_minor, exponentOf(payment.original_currency)),
-          original_asset: payment.original_currency,
-          customer_fees: toJsonNumber(payment.customer_fees_minor, exponent),
-          customer_amount: toJsonNumber(payment.amount_minor + payment.customer_fees_minor, exponent),
-        },
-        customer_fees: Object.fromEntries(fees.map((f) => [f.fee_type, toJsonNumber(f.amount_minor, exponent)])),
-      };
-    },
+    async (request) => paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body)),
   );
 
   app.post(

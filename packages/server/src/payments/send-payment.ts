@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { computeFees, loadFeePlan } from '../fees/fee-plan';
-import { convert } from '../fees/fx';
+import type { Db } from '../db/database';
+import { computeFees, loadFeePlan, type FeeBreakdown, type FeePlan } from '../fees/fee-plan';
+import { convert, type FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
 import { enqueue } from '../jobs/queue';
-import { isCurrency, parseAmount, CURRENCY_EXPONENTS } from '../lib/money';
+import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
 import { findCard, findPerson } from '../vault/lookup';
 import { changeStatus, type PaymentRow } from './payment-record';
 import type { ProcessPaymentJob } from './process-payment';
@@ -25,7 +26,12 @@ export interface SendPaymentResult {
  * transaction. The processor's answer arrives asynchronously (process-payment.ts).
  * @example const { payment } = await sendPayment(ctx, merchantId, body);
  */
-export async function sendPayment(ctx: AppContext, merchantId: string, input: SendPaymentInput): Promise<SendPaymentResult> {
+export async function sendPayment(
+  ctx: AppContext,
+  merchantId: string,
+  input: SendPaymentInput,
+  options: { paymentToken?: string } = {},
+): Promise<SendPaymentResult> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
 
@@ -68,62 +74,138 @@ export async function sendPayment(ctx: AppContext, merchantId: string, input: Se
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
   const now = await merchantNow(ctx.db, merchantId);
 
-  const payment = await ctx.db.transaction().execute(async (trx) => {
-    const created = await trx
-      .insertInto('payments')
-      .values({
-        merchant_id: merchantId,
-        contract_id: input.contract_id,
-        reference_id: input.reference_id,
-        method: input.payment.method,
-        status: 'CREATED',
-        person_id: person.id,
-        card_id: card.id,
-        original_amount_minor: parsed.minor,
-        original_currency: currency,
-        amount_minor: quote.convertedMinor,
-        currency: 'BRL',
-        customer_fees_minor: fees.customerFeesMinor,
-        merchant_fees_minor: fees.merchantFeesMinor,
-        fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
-        fx_rate: currency === 'BRL' ? null : quote.rate,
-        fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
-        installments,
-        delay_capture: input.payment.delay_capture ?? false,
-        soft_descriptor: input.payment.soft_descriptor ?? null,
-        extra_data: input.extra_data === undefined ? null : JSON.stringify(input.extra_data),
-        ip_address: input.ip_address ?? null,
-        notification_url: input.notification_url ?? null,
-        // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
-        authentication: input.authentication
-          ? JSON.stringify({ eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id })
-          : null,
-        pending_capture_minor: null,
-        processor_id: null,
-        error_code: null,
-        error_description: null,
-        expires_at: null,
-        end_to_end_id: null,
-        subscription_id: null,
-        checkout_id: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx.insertInto('payment_status_history').values({ payment_token: created.payment_token, status: 'CREATED', at: now }).execute();
-    if (fees.fees.length > 0) {
-      await trx
-        .insertInto('payment_fees')
-        .values(fees.fees.map((f) => ({ payment_token: created.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })))
-        .execute();
-    }
-    const processing = await changeStatus(trx, created, 'PROCESSING', now);
-    // The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere.
-    const job: ProcessPaymentJob = { paymentToken: created.payment_token, merchantId, step: 'authorize', authentication: input.authentication };
-    await enqueue(trx, 'payment.process', job);
-    return processing;
-  });
+  const payment = await ctx.db.transaction().execute((trx) =>
+    insertCardPayment(trx, {
+      merchantId,
+      contractId: input.contract_id,
+      referenceId: input.reference_id,
+      method: input.payment.method,
+      personId: person.id,
+      cardId: card.id,
+      originalMinor: parsed.minor,
+      originalCurrency: currency,
+      quote,
+      plan,
+      fees,
+      installments,
+      delayCapture: input.payment.delay_capture ?? false,
+      softDescriptor: input.payment.soft_descriptor ?? null,
+      extraData: input.extra_data,
+      ipAddress: input.ip_address ?? null,
+      notificationUrl: input.notification_url ?? null,
+      authentication: input.authentication,
+      subscriptionId: null,
+      paymentToken: options.paymentToken,
+      now,
+    }),
+  );
   ctx.workerSignal.poke();
   return { payment, cardStatus: card.status };
+}
+
+/** A priced card payment, ready to be stored (sendPayment and subscription charges build one). */
+export interface NewCardPayment {
+  merchantId: string;
+  contractId: string;
+  referenceId: string;
+  method: 'CREDITCARD' | 'DEBITCARD';
+  personId: string;
+  cardId: string;
+  originalMinor: bigint;
+  originalCurrency: Currency;
+  quote: FxQuote;
+  plan: FeePlan;
+  fees: FeeBreakdown;
+  installments: number;
+  delayCapture: boolean;
+  softDescriptor: string | null;
+  extraData: unknown;
+  ipAddress: string | null;
+  notificationUrl: string | null;
+  authentication: ProcessPaymentJob['authentication'];
+  subscriptionId: string | null;
+  /** A token reserved in advance (a 3DS authentication's paymentToken, three-ds/); generated otherwise. */
+  paymentToken?: string | undefined;
+  now: Date;
+  /**
+   * false stores the payment CREATED, to be sent later with startCardPayment (a subscription charge
+   * due on a later date); the default sends it now: PROCESSING, with its authorisation enqueued.
+   */
+  start?: boolean;
+}
+
+/**
+ * Stores a card payment in the caller's transaction: the row (CREATED), its fees and history, and,
+ * unless `start` is false, the move to PROCESSING with its event and the authorisation job. The
+ * caller has validated and priced it, and pokes the worker after committing.
+ * @example const payment = await ctx.db.transaction().execute((trx) => insertCardPayment(trx, priced));
+ */
+export async function insertCardPayment(trx: Db, input: NewCardPayment): Promise<PaymentRow> {
+  const { now, fees, plan, quote } = input;
+  const currency = input.originalCurrency;
+  const created = await trx
+    .insertInto('payments')
+    .values({
+      ...(input.paymentToken ? { payment_token: input.paymentToken } : {}),
+      merchant_id: input.merchantId,
+      contract_id: input.contractId,
+      reference_id: input.referenceId,
+      method: input.method,
+      status: 'CREATED',
+      person_id: input.personId,
+      card_id: input.cardId,
+      original_amount_minor: input.originalMinor,
+      original_currency: currency,
+      amount_minor: quote.convertedMinor,
+      currency: 'BRL',
+      customer_fees_minor: fees.customerFeesMinor,
+      merchant_fees_minor: fees.merchantFeesMinor,
+      fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
+      fx_rate: currency === 'BRL' ? null : quote.rate,
+      fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
+      installments: input.installments,
+      delay_capture: input.delayCapture,
+      soft_descriptor: input.softDescriptor,
+      extra_data: input.extraData === undefined ? null : JSON.stringify(input.extraData),
+      ip_address: input.ipAddress,
+      notification_url: input.notificationUrl,
+      // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
+      authentication: input.authentication
+        ? JSON.stringify({ eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id })
+        : null,
+      pending_capture_minor: null,
+      processor_id: null,
+      error_code: null,
+      error_description: null,
+      expires_at: null,
+      end_to_end_id: null,
+      subscription_id: input.subscriptionId,
+      checkout_id: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx.insertInto('payment_status_history').values({ payment_token: created.payment_token, status: 'CREATED', at: now }).execute();
+  if (fees.fees.length > 0) {
+    await trx
+      .insertInto('payment_fees')
+      .values(fees.fees.map((f) => ({ payment_token: created.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })))
+      .execute();
+  }
+  if (input.start === false) return created;
+  return startCardPayment(trx, created, now, input.authentication);
+}
+
+/**
+ * Sends a CREATED card payment to the processor, in the caller's transaction: PROCESSING, its
+ * history line and event, and the authorisation job. The caller pokes the worker after committing.
+ * @example const processing = await startCardPayment(trx, createdPayment, now);
+ */
+export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, authentication?: ProcessPaymentJob['authentication']): Promise<PaymentRow> {
+  const processing = await changeStatus(trx, payment, 'PROCESSING', now);
+  // The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere.
+  const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
+  await enqueue(trx, 'payment.process', job);
+  return processing;
 }

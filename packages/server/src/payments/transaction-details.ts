@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors';
 import { toJsonNumber } from '../lib/money';
 import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
+import { refundView } from '../refunds/refund-record';
 import { exponentOf } from './payment-record';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -21,11 +22,12 @@ export async function transactionDetails(ctx: AppContext, merchantId: string, pa
     .where('merchant_id', '=', merchantId)
     .executeTakeFirst();
   if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-  const [person, card, fees, history] = await Promise.all([
+  const [person, card, fees, history, refunds] = await Promise.all([
     payment.person_id ? ctx.db.selectFrom('persons').selectAll().where('id', '=', payment.person_id).executeTakeFirst() : undefined,
     payment.card_id ? ctx.db.selectFrom('cards').selectAll().where('id', '=', payment.card_id).executeTakeFirst() : undefined,
     ctx.db.selectFrom('payment_fees').selectAll().where('payment_token', '=', paymentToken).orderBy('id').execute(),
     ctx.db.selectFrom('payment_status_history').selectAll().where('payment_token', '=', paymentToken).orderBy('at', 'desc').orderBy('id', 'desc').execute(),
+    ctx.db.selectFrom('refunds').selectAll().where('payment_token', '=', paymentToken).orderBy('refund_id').execute(),
   ]);
   const exponent = exponentOf(payment.currency);
   const money = (minor: bigint) => toJsonNumber(minor, exponent);
@@ -88,5 +90,7 @@ export async function transactionDetails(ctx: AppContext, merchantId: string, pa
     },
     other_info: { dispute_id: '' },
     transaction_history: history.map((h) => ({ status: h.status, timestamp: formatDateTime(h.at) })),
+    // Beyond the spec's groups: the payment's refunds, oldest first (docs/refunds.md).
+    refunds: refunds.map(refundView),
   };
 }

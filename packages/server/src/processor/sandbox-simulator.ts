@@ -29,6 +29,9 @@ export const CVV_FAILURE_CARD = '4000000000000127';
  */
 export const PAYOUT_REJECT_SUFFIX = '0000';
 
+/** Refunds whose amount ends in this many cents (e.g. 10.13) are rejected, to exercise FAILED refunds. */
+export const REFUND_DECLINE_CENTS = 13n;
+
 export type SandboxFault = 'UNAVAILABLE' | 'TIMEOUT';
 
 /**
@@ -65,7 +68,11 @@ export class SandboxSimulator implements Processor {
   }
 
   async refund(input: FollowUpInput): Promise<OperationResult> {
-    return this.operate(input.merchantId, 'refund', input.reference, () => approved());
+    return this.operate(input.merchantId, 'refund', input.reference, () =>
+      input.amountMinor % 100n === REFUND_DECLINE_CENTS
+        ? { status: 'DECLINED', code: 'REFUND_REJECTED', description: 'The payer institution rejected the refund' }
+        : approved(),
+    );
   }
 
   async payout(input: PayoutInput): Promise<OperationResult> {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDataDir, type Config } from '../config';
@@ -15,6 +15,13 @@ export interface CardCipher {
   /** @example cipher.decrypt(row.key_id, row.number_ciphertext) */
   decrypt(keyId: string, ciphertext: string): string;
   readonly currentKeyId: string;
+  /**
+   * A keyed digest (HMAC-SHA256 under a key derived from the master key) for fingerprints of data that
+   * may contain card numbers, such as idempotency request hashes: unlike a plain hash it cannot be
+   * brute-forced by someone holding only the database.
+   * @example cipher.keyedDigest('idempotency', body)
+   */
+  keyedDigest(purpose: string, data: string): string;
 }
 
 /** A key's id: the first 16 hex digits of its SHA-256, so the same key always has the same id. */
@@ -35,8 +42,12 @@ function parseKey(base64: string, source: string): Buffer {
 export function createCardCipher(current: Buffer, previous: readonly Buffer[] = []): CardCipher {
   const keys = new Map<string, Buffer>([...previous, current].map((k) => [keyIdOf(k), k]));
   const currentKeyId = keyIdOf(current);
+  const digestKey = createHmac('sha256', current).update('colibri keyed digest v1').digest();
   return {
     currentKeyId,
+    keyedDigest(purpose, data) {
+      return createHmac('sha256', digestKey).update(purpose).update('\n').update(data).digest('hex');
+    },
     encrypt(plaintext) {
       const nonce = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', current, nonce);

@@ -3,6 +3,11 @@ import * as foundation from './0001-foundation';
 import * as platform from './0002-platform';
 import * as vault from './0003-vault';
 import * as payments from './0004-payments';
+import * as refunds from './0011-refunds';
+import * as payouts from './0005-payouts';
+import * as threeDs from './0008-three-ds';
+import * as checkout from './0009-checkout';
+import * as subscriptions from './0010-subscriptions';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -13,4 +18,9 @@ export const migrations: Record<string, Migration> = {
   '0002-platform': platform,
   '0003-vault': vault,
   '0004-payments': payments,
+  '0005-payouts': payouts,
+  '0008-three-ds': threeDs,
+  '0009-checkout': checkout,
+  '0010-subscriptions': subscriptions,
+  '0011-refunds': refunds,
 };

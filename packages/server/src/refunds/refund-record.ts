@@ -1,0 +1,78 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import { recordEvent } from '../events/outbox';
+import { toJsonNumber } from '../lib/money';
+import { formatDateTimeMillis } from '../lib/time-format';
+import type { RefundsTable } from './tables';
+
+export type RefundRow = Selectable<RefundsTable>;
+export const REFUND_STATUSES = ['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** Refund transitions as data: REQUESTED → PROCESSING → COMPLETED or FAILED; a submission can fail at once. */
+export const REFUND_TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
+  REQUESTED: ['PROCESSING', 'FAILED'],
+  PROCESSING: ['COMPLETED', 'FAILED'],
+  COMPLETED: [],
+  FAILED: [],
+};
+
+/** Statuses that hold part of the payment's refundable amount. */
+export const PENDING_REFUND_STATUSES: readonly RefundStatus[] = ['REQUESTED', 'PROCESSING'];
+
+/**
+ * Moves a refund in the caller's transaction with its history line and `refund.status_changed` event.
+ * @example await changeRefundStatus(trx, refund, 'COMPLETED', now);
+ */
+export async function changeRefundStatus(
+  trx: Db,
+  refund: RefundRow,
+  status: RefundStatus,
+  at: Date,
+  patch: Partial<Omit<RefundRow, 'refund_id' | 'created_at'>> = {},
+): Promise<RefundRow> {
+  if (!REFUND_TRANSITIONS[refund.status as RefundStatus]?.includes(status)) {
+    throw new Error(`refund ${refund.refund_id} cannot move from ${refund.status} to ${status}`);
+  }
+  const updated = await trx
+    .updateTable('refunds')
+    .set({
+      ...patch,
+      status,
+      updated_at: at,
+      ...(status === 'COMPLETED' ? { completed_at: at } : {}),
+      ...(status === 'FAILED' ? { failed_at: at } : {}),
+    })
+    .where('refund_id', '=', refund.refund_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status, at }).execute();
+  await announce(trx, updated);
+  return updated;
+}
+
+/** Writes the refund's `refund.status_changed` event for its current status. */
+export async function announce(trx: Db, refund: RefundRow): Promise<void> {
+  await recordEvent(trx, {
+    merchantId: refund.merchant_id,
+    type: 'refund.status_changed',
+    resourceType: 'refund',
+    resourceId: String(refund.refund_id),
+    data: refundView(refund),
+    notificationUrls: [refund.notification_url],
+  });
+}
+
+/** The refund as the API and callbacks show it. */
+export function refundView(refund: RefundRow) {
+  return {
+    refund_id: Number(refund.refund_id),
+    payment_token: refund.payment_token,
+    created_at: formatDateTimeMillis(refund.created_at),
+    refund_status: refund.status,
+    amount: toJsonNumber(refund.amount_minor, 2),
+    currency: refund.currency,
+    error_code: refund.error_code,
+    error_description: refund.error_description,
+  };
+}

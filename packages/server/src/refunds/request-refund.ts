@@ -1,0 +1,145 @@
+import { sql } from 'kysely';
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { enqueue } from '../jobs/queue';
+import { formatAmount, parseAmount } from '../lib/money';
+import { lockPayment } from '../payments/payment-record';
+import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { validateDestination, type DestinationInput } from './destination';
+import { announce, changeRefundStatus, PENDING_REFUND_STATUSES, type RefundRow } from './refund-record';
+import type { SettleRefundJob } from './settle-refund';
+import { REFUNDABLE_STATUSES, REFUND_RULES, refundDeadline, type RefundFailure } from './rules';
+
+export interface RefundRequest extends DestinationInput {
+  payment_token: string;
+  amount?: number | undefined;
+  notification_url?: string | undefined;
+}
+
+/**
+ * `POST /refund`, in three phases:
+ * 1. Reserve: lock the payment, check every rule in a fixed order (status, currency, window, amount,
+ *    method, destination) against what is still refundable — captured plus customer fees, less completed
+ *    refunds and refunds in flight — and insert the refund REQUESTED. The row lock makes concurrent
+ *    refunds of one payment queue up, so their sum can never pass what the payment holds.
+ * 2. Submit it to the processor, outside any transaction.
+ * 3. Record the answer: accepted → PROCESSING (a job settles it to COMPLETED or FAILED from the
+ *    processor's status); rejected → FAILED; unreachable → the reservation is deleted and the client gets
+ *    502 00.03.0001 with nothing refunded or reserved; timed out → PROCESSING, settled from the
+ *    processor's own answer later.
+ * @example const refund = await requestRefund(ctx, merchantId, { payment_token, amount: 10 });
+ */
+export async function requestRefund(ctx: AppContext, merchantId: string, input: RefundRequest): Promise<RefundRow> {
+  let requestedMinor: bigint | undefined;
+  if (input.amount !== undefined) {
+    const parsed = parseAmount(input.amount, 2);
+    if (!parsed.ok) {
+      throw parsed.reason === 'TOO_MANY_DECIMALS'
+        ? new ApiError('AMOUNT_DECIMALS', 'amount: Value must have a maximum of two decimal places.')
+        : new ApiError('FIELD_FORMAT', 'amount: must be a positive decimal number.');
+    }
+    requestedMinor = parsed.minor;
+  }
+  const now = await merchantNow(ctx.db, merchantId);
+
+  const reserved = await ctx.db.transaction().execute(async (trx) => {
+    const payment = await lockPayment(trx, merchantId, input.payment_token);
+    if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
+    if (!(REFUNDABLE_STATUSES as readonly string[]).includes(payment.status)) {
+      throw new ApiError('REFUND_STATUS_NOT_ALLOWED', undefined, { message: `Payment is ${payment.status}; a refund needs PAID or PARTIALLY_REFUNDED.` });
+    }
+    if (payment.original_currency !== 'BRL' || payment.currency !== 'BRL') throw new ApiError('REFUND_CURRENCY_NOT_ELIGIBLE');
+    const rules = REFUND_RULES[payment.method];
+    if (!rules) throw new ApiError('REFUND_STATUS_NOT_ALLOWED', `payment_token: ${payment.method} payments cannot be refunded.`);
+    const deadline = refundDeadline(rules, payment.paid_at ?? payment.created_at);
+    if (deadline && now.getTime() > deadline.getTime()) {
+      throw new ApiError('REFUND_WINDOW_CLOSED', `payment_token: the refund window of ${payment.method} payments closed on ${deadline.toISOString().slice(0, 10)}.`);
+    }
+
+    const pending = await trx
+      .selectFrom('refunds')
+      .select(sql<string>`coalesce(sum(amount_minor), 0)`.as('total'))
+      .where('payment_token', '=', payment.payment_token)
+      .where('status', 'in', PENDING_REFUND_STATUSES)
+      .executeTakeFirstOrThrow();
+    const total = payment.captured_minor + payment.customer_fees_minor;
+    const refundable = total - payment.refunded_minor - BigInt(pending.total);
+    const amount = requestedMinor ?? refundable;
+    const failures: RefundFailure[] = [];
+    if (amount <= 0n || amount > refundable) {
+      failures.push({ key: 'REFUND_AMOUNT_EXCEEDS_REFUNDABLE', description: `amount: must be less than or equal to the amount still refundable (${formatAmount(refundable > 0n ? refundable : 0n, 2)}).` });
+    } else if (!rules.partial && amount !== total) {
+      failures.push({ key: 'PARTIAL_REFUND_NOT_ALLOWED', description: `amount: ${payment.method} payments are refunded whole only.` });
+    }
+    const { destination, failures: destinationFailures } = validateDestination(rules, input);
+    failures.push(...destinationFailures);
+    if (failures.length > 0) throw ApiError.fields(failures);
+
+    const refund = await trx
+      .insertInto('refunds')
+      .values({
+        payment_token: payment.payment_token,
+        merchant_id: merchantId,
+        amount_minor: amount,
+        currency: payment.currency,
+        status: 'REQUESTED',
+        notification_url: input.notification_url ?? payment.notification_url,
+        destination: destination ? JSON.stringify(destination) : null,
+        processor_id: null,
+        error_code: null,
+        error_description: null,
+        created_at: now,
+        updated_at: now,
+        completed_at: null,
+        failed_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
+    return { refund, processorId: payment.processor_id ?? '' };
+  });
+
+  let result: OperationResult | 'TIMEOUT';
+  try {
+    result = await ctx.processor.refund({
+      merchantId,
+      reference: refundReference(reserved.refund),
+      processorId: reserved.processorId,
+      amountMinor: reserved.refund.amount_minor,
+    });
+  } catch (error) {
+    if (error instanceof ProcessorUnavailableError) {
+      await ctx.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('refund_status_history').where('refund_id', '=', reserved.refund.refund_id).execute();
+        await trx.deleteFrom('refunds').where('refund_id', '=', reserved.refund.refund_id).execute();
+      });
+      throw new ApiError('EXTERNAL_API');
+    }
+    if (!(error instanceof ProcessorTimeoutError)) throw error;
+    result = 'TIMEOUT';
+  }
+
+  const settledAt = await merchantNow(ctx.db, merchantId);
+  const refund = await ctx.db.transaction().execute(async (trx) => {
+    // The REQUESTED event is written now: a reservation that the processor never saw is deleted above
+    // and must not have been announced.
+    await announce(trx, reserved.refund);
+    if (result !== 'TIMEOUT' && result.status !== 'APPROVED') {
+      return changeRefundStatus(trx, reserved.refund, 'FAILED', settledAt, { error_code: result.code, error_description: result.description });
+    }
+    const processing = await changeRefundStatus(trx, reserved.refund, 'PROCESSING', settledAt, {
+      processor_id: result === 'TIMEOUT' ? null : result.processorId,
+    });
+    const job: SettleRefundJob = { refundId: String(processing.refund_id), merchantId };
+    await enqueue(trx, 'refund.settle', job);
+    return processing;
+  });
+  ctx.workerSignal.poke();
+  return refund;
+}
+
+/** The processor reference of a refund: stable across retries, so the processor deduplicates them. */
+export function refundReference(refund: Pick<RefundRow, 'refund_id' | 'payment_token'>): string {
+  return `${refund.payment_token}:refund:${refund.refund_id}`;
+}

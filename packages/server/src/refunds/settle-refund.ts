@@ -1,0 +1,65 @@
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import { backoffMs, RetryLater, type Job } from '../jobs/queue';
+import { postJournal } from '../ledger/ledger';
+import { changeStatus, lockPayment } from '../payments/payment-record';
+import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { changeRefundStatus } from './refund-record';
+import { refundReference } from './request-refund';
+
+export interface SettleRefundJob {
+  refundId: string;
+  merchantId: string;
+}
+
+/**
+ * Settles a PROCESSING refund from the processor's own answer for its reference (resubmitting it with
+ * the same reference if the processor never saw it). On COMPLETED the payment's refunded amount grows,
+ * the payment becomes PARTIALLY_REFUNDED or REFUNDED, and the ledger moves the money back: all in one
+ * transaction under the payment's row lock.
+ */
+export function settleRefundHandler(ctx: AppContext) {
+  return async (job: Job<SettleRefundJob>): Promise<void> => {
+    const { refundId, merchantId } = job.payload;
+    const seen = await ctx.db.selectFrom('refunds').selectAll().where('refund_id', '=', BigInt(refundId)).executeTakeFirst();
+    if (!seen || seen.status !== 'PROCESSING') return;
+    const reference = refundReference(seen);
+    let result: OperationResult;
+    try {
+      result =
+        (await ctx.processor.status(merchantId, reference)) ??
+        (await ctx.processor.refund({ merchantId, reference, processorId: '', amountMinor: seen.amount_minor }));
+    } catch (error) {
+      if (error instanceof ProcessorUnavailableError || error instanceof ProcessorTimeoutError) {
+        throw new RetryLater(error.message, backoffMs(job.attempts));
+      }
+      throw error;
+    }
+    const now = await merchantNow(ctx.db, merchantId);
+    await ctx.db.transaction().execute(async (trx) => {
+      const payment = await lockPayment(trx, merchantId, seen.payment_token);
+      const refund = await trx.selectFrom('refunds').selectAll().where('refund_id', '=', BigInt(refundId)).forUpdate().executeTakeFirst();
+      if (!payment || !refund || refund.status !== 'PROCESSING') return;
+      if (result.status !== 'APPROVED') {
+        await changeRefundStatus(trx, refund, 'FAILED', now, { error_code: result.code, error_description: result.description });
+        return;
+      }
+      await changeRefundStatus(trx, refund, 'COMPLETED', now, { processor_id: result.processorId });
+      const refunded = payment.refunded_minor + refund.amount_minor;
+      const total = payment.captured_minor + payment.customer_fees_minor;
+      await changeStatus(trx, payment, refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED', now, { refunded_minor: refunded });
+      // The money goes back out of what the processor owes us and what we owe the merchant; fees are kept.
+      await postJournal(trx, {
+        merchantId,
+        kind: 'refund',
+        currency: refund.currency,
+        resourceId: payment.payment_token,
+        at: now,
+        lines: [
+          { account: 'merchant_payable', amountMinor: refund.amount_minor },
+          { account: 'processor_receivable', amountMinor: -refund.amount_minor },
+        ],
+      });
+    });
+  };
+}
