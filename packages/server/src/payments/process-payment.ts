@@ -27,13 +27,17 @@ export interface ProcessPaymentJob {
 export function processPaymentHandler(ctx: AppContext) {
   return async (job: Job<ProcessPaymentJob>): Promise<void> => {
     const { paymentToken, merchantId, step } = job.payload;
-    const reference = `${paymentToken}:${step}`;
+    // One authorisation per payment; captures and cancels may be requested again after a refusal, so
+    // theirs carry the job's id: stable across the job's retries, new for each request.
+    const reference = step === 'authorize' ? `${paymentToken}:authorize` : `${paymentToken}:${step}:${job.id}`;
     const payment = await ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', paymentToken).executeTakeFirst();
     if (!payment || payment.status !== 'PROCESSING') return; // settled by an earlier attempt
 
     let result: OperationResult | null;
     try {
-      result = (await ctx.processor.status(merchantId, reference)) ?? (await send(ctx, payment, job.payload, reference));
+      // A first attempt cannot have reached the processor before; later ones ask it first.
+      const known = job.attempts > 1 ? await ctx.processor.status(merchantId, reference) : null;
+      result = known ?? (await send(ctx, payment, job.payload, reference));
     } catch (error) {
       if (error instanceof ProcessorUnavailableError || error instanceof ProcessorTimeoutError) {
         throw new RetryLater(error.message, backoffMs(job.attempts));

@@ -1,14 +1,14 @@
 import { isIP } from 'node:net';
-import { merchantNow } from '../clock/merchant-clock';
+import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { computeFees, loadFeePlan, type FeeBreakdown, type FeePlan } from '../fees/fee-plan';
+import { recordEvent } from '../events/outbox';
+import { computeFees, DEFAULT_FEE_PLAN, type AppliedFee, type FeeBreakdown, type FeePlan } from '../fees/fee-plan';
 import { convert, type FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
-import { findCard, findPerson } from '../vault/lookup';
-import { changeStatus, type PaymentRow } from './payment-record';
+import { changeStatus, paymentEventData, type PaymentRow } from './payment-record';
 import type { ProcessPaymentJob } from './process-payment';
 import type { SendPaymentInput } from './schemas';
 
@@ -18,6 +18,8 @@ export const MINIMUM_BRL_MINOR = 100n;
 export interface SendPaymentResult {
   payment: PaymentRow;
   cardStatus: string;
+  /** The customer-paid fees, for the response's customer_fees object. */
+  customerFees: readonly AppliedFee[];
 }
 
 /**
@@ -35,8 +37,8 @@ export async function sendPayment(
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
 
-  const merchant = await ctx.db.selectFrom('merchants').select(['contract_id']).where('id', '=', merchantId).executeTakeFirstOrThrow();
-  if (input.contract_id !== merchant.contract_id) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
+  const loaded = await loadPaymentContext(ctx, merchantId, input.public_person_id, input.public_card_id);
+  if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
 
   const asset = input.payment.asset.toUpperCase();
   const currency = isCurrency(asset) ? asset : undefined;
@@ -54,8 +56,7 @@ export async function sendPayment(
   }
   if (input.ip_address !== undefined && isIP(input.ip_address) === 0) fail('FIELD_FORMAT', 'ip_address: must be an IPv4 or IPv6 address.');
 
-  const person = await findPerson(ctx.db, merchantId, input.public_person_id);
-  const card = await findCard(ctx.db, merchantId, input.public_card_id);
+  const { person, card } = loaded;
   if (!person) fail('PERSON_NOT_FOUND', 'public_person_id: person not found.');
   if (!card) fail('CARD_NOT_FOUND', 'public_card_id: card not found.');
   if (person && card && card.person_id !== person.id) fail('CARD_NOT_OF_PERSON', 'public_card_id: the card does not belong to this person.');
@@ -69,10 +70,10 @@ export async function sendPayment(
   }
   if (failures.length > 0 || !parsed.ok || !currency || !quote || !person || !card) throw ApiError.fields(failures);
 
-  const plan = await loadFeePlan(ctx.db, merchantId);
+  const plan = loaded.feePlan;
   const installments = Math.max(1, input.payment.installments);
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
-  const now = await merchantNow(ctx.db, merchantId);
+  const now = clockAt(loaded.clockOffsetMs);
 
   const payment = await ctx.db.transaction().execute((trx) =>
     insertCardPayment(trx, {
@@ -100,7 +101,31 @@ export async function sendPayment(
     }),
   );
   ctx.workerSignal.poke();
-  return { payment, cardStatus: card.status };
+  return { payment, cardStatus: card.status, customerFees: fees.fees.filter((f) => f.payer === 'CUSTOMER') };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Everything sendPayment reads, in one round trip: the merchant's contract and clock, its fee plan, and
+ * the person and card (only the merchant's own: another merchant's are simply absent).
+ */
+async function loadPaymentContext(ctx: AppContext, merchantId: string, personId: string, cardId: string) {
+  const row = await ctx.db
+    .selectFrom('merchants as m')
+    .leftJoin('fee_plans as f', 'f.merchant_id', 'm.id')
+    .leftJoin('persons as p', (join) => join.onRef('p.merchant_id', '=', 'm.id').on('p.id', '=', UUID.test(personId) ? personId : null))
+    .leftJoin('cards as c', (join) => join.onRef('c.merchant_id', '=', 'm.id').on('c.id', '=', UUID.test(cardId) ? cardId : null))
+    .select(['m.contract_id', 'm.clock_offset_ms', 'f.plan', 'p.id as person_id', 'c.id as card_id', 'c.person_id as card_person_id', 'c.status as card_status'])
+    .where('m.id', '=', merchantId)
+    .executeTakeFirstOrThrow();
+  return {
+    contractId: row.contract_id,
+    clockOffsetMs: row.clock_offset_ms,
+    feePlan: (row.plan as FeePlan | null) ?? DEFAULT_FEE_PLAN,
+    person: row.person_id ? { id: row.person_id } : undefined,
+    card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
+  };
 }
 
 /** A priced card payment, ready to be stored (sendPayment and subscription charges build one). */
@@ -151,7 +176,9 @@ export async function insertCardPayment(trx: Db, input: NewCardPayment): Promise
       contract_id: input.contractId,
       reference_id: input.referenceId,
       method: input.method,
-      status: 'CREATED',
+      // A payment sent at once is stored PROCESSING directly (both moves are in its history below):
+      // this is the service's busiest write, and each statement saved is a round trip.
+      status: input.start === false ? 'CREATED' : 'PROCESSING',
       person_id: input.personId,
       card_id: input.cardId,
       original_amount_minor: input.originalMinor,
@@ -186,7 +213,11 @@ export async function insertCardPayment(trx: Db, input: NewCardPayment): Promise
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx.insertInto('payment_status_history').values({ payment_token: created.payment_token, status: 'CREATED', at: now }).execute();
+  const statuses = input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING'];
+  await trx
+    .insertInto('payment_status_history')
+    .values(statuses.map((status) => ({ payment_token: created.payment_token, status, at: now })))
+    .execute();
   if (fees.fees.length > 0) {
     await trx
       .insertInto('payment_fees')
@@ -194,7 +225,22 @@ export async function insertCardPayment(trx: Db, input: NewCardPayment): Promise
       .execute();
   }
   if (input.start === false) return created;
-  return startCardPayment(trx, created, now, input.authentication);
+  await recordEvent(trx, {
+    merchantId: created.merchant_id,
+    type: 'payment.status_changed',
+    resourceType: 'payment',
+    resourceId: created.payment_token,
+    data: paymentEventData(created),
+    notificationUrls: [created.notification_url],
+  });
+  await enqueueAuthorization(trx, created, input.authentication);
+  return created;
+}
+
+/** The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere. */
+function enqueueAuthorization(trx: Db, payment: PaymentRow, authentication: ProcessPaymentJob['authentication']) {
+  const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
+  return enqueue(trx, 'payment.process', job);
 }
 
 /**
@@ -204,8 +250,6 @@ export async function insertCardPayment(trx: Db, input: NewCardPayment): Promise
  */
 export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, authentication?: ProcessPaymentJob['authentication']): Promise<PaymentRow> {
   const processing = await changeStatus(trx, payment, 'PROCESSING', now);
-  // The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere.
-  const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
-  await enqueue(trx, 'payment.process', job);
+  await enqueueAuthorization(trx, payment, authentication);
   return processing;
 }

@@ -101,17 +101,18 @@ export class SandboxSimulator implements Processor {
     if (this.delayMs > 0) await sleep(this.delayMs);
     const fault = await this.takeFault(merchantId, operation);
     if (fault === 'UNAVAILABLE') throw new ProcessorUnavailableError(operation);
-    const existing = await this.status(merchantId, reference);
-    if (existing) return existing;
-    const result = decide();
-    await this.db
+    // Record the decision unless the reference is already known; either way answer what is on record.
+    const inserted = await this.db
       .insertInto('sandbox_operations')
-      .values({ reference, merchant_id: merchantId, operation, result: JSON.stringify(result) })
+      .values({ reference, merchant_id: merchantId, operation, result: JSON.stringify(decide()) })
       .onConflict((oc) => oc.column('reference').doNothing())
-      .execute();
+      .returning('result')
+      .executeTakeFirst();
+    const result = (inserted?.result as OperationResult | undefined) ?? (await this.status(merchantId, reference));
+    if (!result) throw new Error(`sandbox operation ${reference} belongs to another merchant`);
     // A timeout happens after the processor acted: the operation is recorded, the answer is lost.
     if (fault === 'TIMEOUT') throw new ProcessorTimeoutError(operation);
-    return (await this.status(merchantId, reference)) ?? result;
+    return result;
   }
 
   private async takeFault(merchantId: string, operation: ProcessorOperation): Promise<SandboxFault | null> {
