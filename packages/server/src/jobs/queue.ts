@@ -37,23 +37,46 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
+function jobRow(kind: string, payload: unknown, options: EnqueueOptions) {
+  return {
+    kind,
+    payload: JSON.stringify(payload),
+    run_at: options.runAt ?? new Date(),
+    unique_key: options.uniqueKey ?? null,
+    max_attempts: options.maxAttempts ?? 25,
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+    failed_at: null,
+  };
+}
+
 /** @example await enqueue(trx, 'payment.authorize', { paymentToken }) */
 export async function enqueue(db: Db, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
   await db
     .insertInto('jobs')
-    .values({
-      kind,
-      payload: JSON.stringify(payload),
-      run_at: options.runAt ?? new Date(),
-      unique_key: options.uniqueKey ?? null,
-      max_attempts: options.maxAttempts ?? 25,
-      locked_by: null,
-      locked_until: null,
-      last_error: null,
-      failed_at: null,
-    })
+    .values(jobRow(kind, payload, options))
     .onConflict((oc) => oc.column('unique_key').doNothing())
     .execute();
+}
+
+/** Rows per INSERT: jobs have 9 columns, and PostgreSQL allows 65,535 parameters per statement. */
+const JOBS_PER_INSERT = 5000;
+
+/**
+ * Enqueues many jobs in the caller's transaction with one statement per 5,000 (a payout batch enqueues
+ * one job per payout), with the same unique-key rule as `enqueue`.
+ * @example await enqueueMany(trx, txIds.map((txId) => ({ kind: 'payout.process', payload: { txId } })))
+ */
+export async function enqueueMany(db: Db, jobs: readonly { kind: string; payload: unknown; options?: EnqueueOptions }[]): Promise<void> {
+  const rows = jobs.map((job) => jobRow(job.kind, job.payload, job.options ?? {}));
+  for (let start = 0; start < rows.length; start += JOBS_PER_INSERT) {
+    await db
+      .insertInto('jobs')
+      .values(rows.slice(start, start + JOBS_PER_INSERT))
+      .onConflict((oc) => oc.column('unique_key').doNothing())
+      .execute();
+  }
 }
 
 /** Retry delay after `attempts` failures: 1 s doubling to at most 1 h, with ±20 % jitter. */

@@ -28,23 +28,50 @@ export interface JournalLine {
 
 export class UnbalancedJournalError extends Error {}
 
+/** One journal to write: its lines, in one currency, about one resource. */
+export interface JournalInput {
+  merchantId: string;
+  kind: string;
+  currency: string;
+  resourceId: string;
+  lines: readonly JournalLine[];
+  at?: Date;
+}
+
+/** Rows per INSERT: ledger lines have 8 columns, and PostgreSQL allows 65,535 parameters per statement. */
+const LINES_PER_INSERT = 4000;
+
 /**
  * Writes one balanced journal in the caller's transaction. Zero lines are dropped.
  * @example await postJournal(trx, { merchantId, kind: 'capture', currency: 'BRL', resourceId: token, lines: [...] })
  */
-export async function postJournal(
-  db: Db,
-  journal: { merchantId: string; kind: string; currency: string; resourceId: string; lines: readonly JournalLine[]; at?: Date },
-): Promise<string | null> {
-  const lines = journal.lines.filter((l) => l.amountMinor !== 0n);
-  const sum = lines.reduce((total, l) => total + l.amountMinor, 0n);
-  if (sum !== 0n) throw new UnbalancedJournalError(`journal ${journal.kind} for ${journal.resourceId} is off by ${sum}`);
-  if (lines.length === 0) return null;
-  const journalId = randomUUID();
-  await db
-    .insertInto('ledger_entries')
-    .values(
-      lines.map((l) => ({
+export async function postJournal(db: Db, journal: JournalInput): Promise<string | null> {
+  const [journalId] = await postJournals(db, [journal]);
+  return journalId ?? null;
+}
+
+/**
+ * Writes many balanced journals in the caller's transaction with as few statements as possible, for
+ * operations that move money for many resources at once (a payout batch writes one journal per
+ * payout). Every journal is checked before anything is written, so one unbalanced journal writes
+ * none. Returns each journal's id in order, null for a journal whose lines were all zero.
+ * @example await postJournals(trx, payouts.map((p) => ({ merchantId, kind: 'payout.created', currency: p.currency, resourceId: p.tx_id, lines: [...] })))
+ */
+export async function postJournals(db: Db, journals: readonly JournalInput[]): Promise<(string | null)[]> {
+  const ids: (string | null)[] = [];
+  const rows = [];
+  for (const journal of journals) {
+    const lines = journal.lines.filter((l) => l.amountMinor !== 0n);
+    const sum = lines.reduce((total, l) => total + l.amountMinor, 0n);
+    if (sum !== 0n) throw new UnbalancedJournalError(`journal ${journal.kind} for ${journal.resourceId} is off by ${sum}`);
+    if (lines.length === 0) {
+      ids.push(null);
+      continue;
+    }
+    const journalId = randomUUID();
+    ids.push(journalId);
+    for (const l of lines) {
+      rows.push({
         journal_id: journalId,
         merchant_id: journal.merchantId,
         kind: journal.kind,
@@ -53,10 +80,13 @@ export async function postJournal(
         currency: journal.currency,
         resource_id: journal.resourceId,
         ...(journal.at ? { created_at: journal.at } : {}),
-      })),
-    )
-    .execute();
-  return journalId;
+      });
+    }
+  }
+  for (let start = 0; start < rows.length; start += LINES_PER_INSERT) {
+    await db.insertInto('ledger_entries').values(rows.slice(start, start + LINES_PER_INSERT)).execute();
+  }
+  return ids;
 }
 
 /** Balances of a merchant's accounts, derived from the journal. @example (await balances(db, id)).merchant_payable */

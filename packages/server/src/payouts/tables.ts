@@ -1,2 +1,64 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { PayoutStatus } from './states';
+
 /** Table types of the payout domain (migration 0005-payouts); merged into db/schema.ts's Database. */
-export type PayoutTables = Record<never, never>;
+export interface PayoutsTable {
+  tx_id: string;
+  merchant_id: string;
+  /** Every item of one `POST /payoutTransaction` shares a batch id; `batch_index` is its position. */
+  batch_id: string;
+  batch_index: number;
+  contract_id: string;
+  reference_id: string;
+  country: string;
+  method: string;
+  original_amount_minor: bigint;
+  original_currency: string;
+  /** The amount in the payment currency (`currency`), after FX. */
+  amount_minor: bigint;
+  currency: string;
+  /** The FX rate applied (payment currency per original unit) and its date; null without FX. */
+  fx_rate: string | null;
+  fx_rate_date: string | null;
+  merchant_fees_minor: bigint;
+  /** amount + merchant fees: what the merchant's balance is charged. */
+  merchant_amount_minor: bigint;
+  customer_fees_minor: bigint;
+  /** amount − customer fees: what reaches the recipient's account. */
+  customer_amount_minor: bigint;
+  /** Each applied fee: `[{type, payer, amount_minor}]`, amounts as decimal strings of minor units. */
+  fees: unknown;
+  bank_code: string | null;
+  account_type: string;
+  account_number: string;
+  tax_id_type: string;
+  tax_id: string;
+  email: string | null;
+  full_name: string | null;
+  notification_url: string;
+  /** A status of states.ts; the column's check constraint holds the same list. */
+  status: PayoutStatus;
+  processor_id: string | null;
+  error_code: string | null;
+  error_description: string | null;
+  created_at: ColumnType<Date, Date, never>;
+  updated_at: Date;
+  processing_at: Date | null;
+  paid_at: Date | null;
+  rejected_at: Date | null;
+  canceled_at: Date | null;
+}
+
+export interface PayoutStatusHistoryTable {
+  id: Generated<string>;
+  tx_id: string;
+  status: PayoutStatus;
+  previous_status: PayoutStatus | null;
+  error_code: string | null;
+  at: Date;
+}
+
+export interface PayoutTables {
+  payouts: PayoutsTable;
+  payout_status_history: PayoutStatusHistoryTable;
+}

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PAYOUT_EXAMPLES } from './examples';
+import { PAYOUT_REJECT_SUFFIX } from '../../processor/sandbox-simulator';
+import { PAYOUT_BATCH_MAX_ITEMS } from '../schemas';
+import { PAYOUT_STATUSES } from '../states';
 import { PAYOUT_RULES } from './rules';
 
 // docs/payouts.md documents the rules and shows the examples; these tests keep it in step with the code.
@@ -31,7 +34,16 @@ describe('docs/payouts.md', () => {
     expect(items).toEqual(PAYOUT_EXAMPLES.map((example) => example.item));
   });
 
-  it('leaves the API section to the endpoint documentation', () => {
-    expect(section('API')).toContain('(endpoint documentation follows with the payout endpoints)');
+  it('documents both endpoints, every status, the batch limit and the magic value in the API section', () => {
+    const api = section('API');
+    for (const text of [
+      'POST /payoutTransaction',
+      'GET /payoutTransaction/<tx_id>',
+      ...PAYOUT_STATUSES.map((status) => `\`${status}\``),
+      `${PAYOUT_BATCH_MAX_ITEMS.toLocaleString('en-US')} items`,
+      PAYOUT_REJECT_SUFFIX,
+    ]) {
+      expect(api, text).toContain(text);
+    }
   });
 });

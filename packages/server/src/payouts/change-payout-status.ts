@@ -1,0 +1,70 @@
+import type { Db } from '../db/database';
+import { recordEvent } from '../events/outbox';
+import { postJournal, type JournalLine } from '../ledger/ledger';
+import { payoutEventData, payoutPaidLines, payoutReversalLines, type PayoutRecord } from './payout-record';
+import { assertPayoutMove, PAYOUT_STATUS_TIMESTAMPS, type PayoutStatus } from './states';
+
+/** What a status change may record beside the status: the processor's id, or its reason for refusing. */
+export interface PayoutStatusPatch {
+  readonly processor_id?: string;
+  readonly error_code?: string;
+  readonly error_description?: string;
+}
+
+/** The journal each status writes, if any; CREATED's is written with the batch (create-payouts.ts). */
+const STATUS_JOURNALS: Partial<Record<PayoutStatus, (payout: PayoutRecord) => JournalLine[]>> = {
+  PAID: payoutPaidLines,
+  REJECTED: payoutReversalLines,
+  CANCELED: payoutReversalLines,
+};
+
+/**
+ * Moves a payout to a new status in the caller's transaction, which must hold the payout's row lock
+ * (`lockPayout`): the row with its status timestamp, a history line, the `payout.status_changed`
+ * event and the status's ledger journal are written together or not at all. A move the state table
+ * does not allow throws before anything is written.
+ * @example
+ * await ctx.db.transaction().execute(async (trx) => {
+ *   const payout = await lockPayout(trx, txId);
+ *   if (payout) await changePayoutStatus(trx, payout, 'PAID', now, { processor_id: 'sim_…' });
+ * });
+ */
+export async function changePayoutStatus(
+  trx: Db,
+  payout: PayoutRecord,
+  status: PayoutStatus,
+  at: Date,
+  patch: PayoutStatusPatch = {},
+): Promise<PayoutRecord> {
+  assertPayoutMove(payout.status, status);
+  const updated = await trx
+    .updateTable('payouts')
+    .set({ ...patch, status, updated_at: at, [PAYOUT_STATUS_TIMESTAMPS[status]]: at })
+    .where('tx_id', '=', payout.tx_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('payout_status_history')
+    .values({ tx_id: payout.tx_id, status, previous_status: payout.status, error_code: patch.error_code ?? null, at })
+    .execute();
+  await recordEvent(trx, {
+    merchantId: payout.merchant_id,
+    type: 'payout.status_changed',
+    resourceType: 'payout',
+    resourceId: payout.tx_id,
+    data: payoutEventData(updated),
+    notificationUrls: [payout.notification_url],
+  });
+  const lines = STATUS_JOURNALS[status]?.(updated);
+  if (lines) {
+    await postJournal(trx, {
+      merchantId: payout.merchant_id,
+      kind: `payout.${status.toLowerCase()}`,
+      currency: payout.currency,
+      resourceId: payout.tx_id,
+      at,
+      lines,
+    });
+  }
+  return updated;
+}

@@ -1,0 +1,146 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import type { JournalLine } from '../ledger/ledger';
+import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
+import type { PayoutStatus } from './states';
+import type { PayoutsTable } from './tables';
+
+/** A stored payout, as read from (or about to be written to) the `payouts` table. */
+export type PayoutRecord = Selectable<PayoutsTable>;
+
+/** The spec's Payout transaction response item, numbers produced from the exact minor units. */
+export interface PayoutItem {
+  tx_id: string;
+  reference_id: string;
+  amount: number;
+  original_amount: number;
+  original_asset: string;
+  customer_fees: number;
+  customer_amount: number;
+  merchant_fees: number;
+  merchant_amount: number;
+  asset: string;
+  banking_data: string;
+  status: PayoutStatus;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether a string can be a tx_id. The column is a uuid, and PostgreSQL fails a comparison with a
+ * malformed one, so anything else is "not found" before it reaches the database.
+ * @example isTxId('not-a-uuid') // false
+ */
+export function isTxId(value: string): boolean {
+  return UUID.test(value);
+}
+
+/**
+ * Loads a payout and locks its row for the rest of the transaction, so the worker and any other
+ * writer that races on one payout are serialised and the second sees the first's result.
+ * @example const payout = await lockPayout(trx, txId);
+ */
+export async function lockPayout(trx: Db, txId: string): Promise<PayoutRecord | undefined> {
+  if (!isTxId(txId)) return undefined;
+  return trx.selectFrom('payouts').selectAll().where('tx_id', '=', txId).forUpdate().executeTakeFirst();
+}
+
+/** @example exponentOf('CLP') // 0 */
+export function exponentOf(currency: string): number {
+  return CURRENCY_EXPONENTS[currency as Currency] ?? 2;
+}
+
+/**
+ * The spec's `banking_data`: `<bank_code>:<account_type>:<account_number>`, with an empty bank code
+ * for a Colombian NC (Transfiya) account sent without one.
+ * @example bankingData({ bank_code: null, account_type: 'NC', account_number: '573001234567' }) // ':NC:573001234567'
+ */
+export function bankingData(payout: Pick<PayoutRecord, 'bank_code' | 'account_type' | 'account_number'>): string {
+  return `${payout.bank_code ?? ''}:${payout.account_type}:${payout.account_number}`;
+}
+
+/**
+ * A payout as the API shows it, in both the creation answer and `GET /payoutTransaction/<tx_id>`.
+ * @example payoutItem(row) // { tx_id, reference_id, amount: 1500.75, …, banking_data: '002:CC:1932345678012', status: 'CREATED' }
+ */
+export function payoutItem(payout: PayoutRecord): PayoutItem {
+  const exponent = exponentOf(payout.currency);
+  return {
+    tx_id: payout.tx_id,
+    reference_id: payout.reference_id,
+    amount: toJsonNumber(payout.amount_minor, exponent),
+    original_amount: toJsonNumber(payout.original_amount_minor, exponentOf(payout.original_currency)),
+    original_asset: payout.original_currency,
+    customer_fees: toJsonNumber(payout.customer_fees_minor, exponent),
+    customer_amount: toJsonNumber(payout.customer_amount_minor, exponent),
+    merchant_fees: toJsonNumber(payout.merchant_fees_minor, exponent),
+    merchant_amount: toJsonNumber(payout.merchant_amount_minor, exponent),
+    asset: payout.currency,
+    banking_data: bankingData(payout),
+    status: payout.status,
+  };
+}
+
+/**
+ * The callback payload of a payout (`payout.status_changed`): its identifiers, reference and new
+ * status, the amounts, and the processor's reason when it was refused.
+ * @example payoutEventData(row) // { tx_id, reference_id, status: 'PAID', amount: 2500, asset: 'PEN', … }
+ */
+export function payoutEventData(payout: PayoutRecord): Record<string, unknown> {
+  const item = payoutItem(payout);
+  return {
+    tx_id: item.tx_id,
+    reference_id: item.reference_id,
+    status: item.status,
+    amount: item.amount,
+    asset: item.asset,
+    customer_amount: item.customer_amount,
+    merchant_amount: item.merchant_amount,
+    error_code: payout.error_code,
+    error_description: payout.error_description,
+  };
+}
+
+/**
+ * The reference under which a payout is sent to the processor. It is fixed per payout, so a resend
+ * after a timeout or a crash is the same operation to the processor, never a second transfer.
+ * @example processorReference(txId) // '<tx_id>:payout'
+ */
+export function processorReference(txId: string): string {
+  return `${txId}:payout`;
+}
+
+/**
+ * Ledger lines of a new payout (docs/payouts.md, "Ledger"): the merchant's balance is charged the
+ * merchant amount, what the recipient is to receive waits in `payout_clearing`, and both kinds of fees
+ * are earned. Balanced because merchant_amount = customer_amount + customer_fees + merchant_fees.
+ * @example payoutCreatedLines(row) // [merchant_payable +151826, payout_clearing −149475, fee_revenue −2351]
+ */
+export function payoutCreatedLines(payout: PayoutRecord): JournalLine[] {
+  return [
+    { account: 'merchant_payable', amountMinor: payout.merchant_amount_minor },
+    { account: 'payout_clearing', amountMinor: -payout.customer_amount_minor },
+    { account: 'fee_revenue', amountMinor: -(payout.merchant_fees_minor + payout.customer_fees_minor) },
+  ];
+}
+
+/**
+ * Ledger lines of a payout the processor paid: the money left through the processor, which now owes
+ * us that much less, and the clearing account is settled.
+ * @example payoutPaidLines(row) // [payout_clearing +149475, processor_receivable −149475]
+ */
+export function payoutPaidLines(payout: PayoutRecord): JournalLine[] {
+  return [
+    { account: 'payout_clearing', amountMinor: payout.customer_amount_minor },
+    { account: 'processor_receivable', amountMinor: -payout.customer_amount_minor },
+  ];
+}
+
+/**
+ * Ledger lines of a payout that was refused or withdrawn: the creation journal reversed, so the
+ * merchant gets back the whole merchant amount, fees included (a failed payout costs nothing).
+ * @example payoutReversalLines(row) // [merchant_payable −151826, payout_clearing +149475, fee_revenue +2351]
+ */
+export function payoutReversalLines(payout: PayoutRecord): JournalLine[] {
+  return payoutCreatedLines(payout).map((line) => ({ account: line.account, amountMinor: -line.amountMinor }));
+}
