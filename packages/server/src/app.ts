@@ -11,17 +11,23 @@ import { installAuthHook } from './http/auth-hook';
 import { installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
+import { installFramePolicy } from './http/frame-policy';
 import { findNulCharacter, validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerSystemRoutes } from './system/routes';
+import { registerCheckoutRoutes } from './checkout/routes';
+import { registerCheckoutPageRoutes } from './checkout-page/routes';
 import { registerPaymentRoutes } from './payments/routes';
 import { registerRefundRoutes } from './refunds/routes';
 import { registerPayoutRoutes } from './payouts/routes';
+import { registerReportRoutes } from './reports/routes';
 import type { Background } from './jobs/background';
 import { registerSandboxRoutes } from './sandbox/routes';
+import { registerSubscriptionRoutes } from './subscriptions/routes';
 import { registerVaultRoutes } from './vault/routes';
+import { registerThreeDsRoutes } from './three-ds/routes';
 
 export interface BuildAppOptions {
   /** This process's background worker, if it runs one (the sandbox clock sweeps through it). */
@@ -96,6 +102,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   installErrorHandler(app, ctx);
   installAuthHook(app, ctx);
   installIdempotency(app, ctx);
+  installFramePolicy(app);
 
   const registry = installMetrics(app);
   registerSystemRoutes(app, ctx, registry);
@@ -105,8 +112,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerFeePlanRoute(app, ctx);
   registerVaultRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
+  registerCheckoutRoutes(app, ctx);
+  registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
   registerPayoutRoutes(app, ctx);
+  registerSubscriptionRoutes(app, ctx);
+  registerThreeDsRoutes(app, ctx);
+  registerReportRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

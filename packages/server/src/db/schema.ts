@@ -3,8 +3,10 @@ import type { CheckoutTables } from '../checkout/tables';
 import type { PaymentTables } from '../payments/tables';
 import type { RefundTables } from '../refunds/tables';
 import type { PayoutTables } from '../payouts/tables';
+import type { ReportTables } from '../reports/tables';
 import type { ThreeDsTables } from '../three-ds/tables';
 import type { SubscriptionTables } from '../subscriptions/tables';
+import type { WebhookTables } from '../webhooks/tables';
 
 /**
  * Table types for Kysely. Each domain adds its tables here next to its migration. Money columns are
@@ -148,7 +150,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables {
+export interface Database extends PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

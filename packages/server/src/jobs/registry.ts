@@ -1,8 +1,10 @@
+import { sweepCheckouts } from '../checkout/sweep-checkouts';
 import type { AppContext } from '../context';
 import { expirePreAuthorizations } from '../payments/cancel';
 import { processPaymentHandler } from '../payments/process-payment';
 import { settleRefundHandler } from '../refunds/settle-refund';
 import { payoutJobHandlers } from '../payouts/process-payout';
+import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from '../subscriptions/sweep';
 import type { JobHandler } from './queue';
 
 /**
@@ -22,5 +24,9 @@ export interface PeriodicTask {
 }
 
 export function periodicTasks(ctx: AppContext): PeriodicTask[] {
-  return [{ name: 'pre-authorization-ttl', everyMs: 60_000, run: async () => void (await expirePreAuthorizations(ctx)) }];
+  return [{ name: 'pre-authorization-ttl', everyMs: 60_000, run: async () => void (await expirePreAuthorizations(ctx)) },
+    // Checkout expiries and card outcomes reach sessions nobody is looking at (checkout/sweep-checkouts.ts).
+    { name: 'checkout-sweep', everyMs: 2_000, run: async () => void (await sweepCheckouts(ctx)) },
+    // Due subscription periods, due attempts and retries, and settled attempts (subscriptions/sweep.ts).
+    { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) }];
 }

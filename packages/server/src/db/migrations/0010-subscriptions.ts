@@ -30,7 +30,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz not null,
       past_due_at timestamptz,
       canceled_at timestamptz,
-      check ((amount_type = 'FIXED') = (amount_minor is not null and currency is not null and next_due_date is not null))
+      check ((amount_type = 'FIXED') = (amount_minor is not null and currency is not null)),
+      check (amount_type = 'FIXED' or next_due_date is null)
     )`.execute(db);
   await sql`create index subscriptions_merchant_idx on subscriptions (merchant_id, created_at, id)`.execute(db);
   await sql`create index subscriptions_due_idx on subscriptions (next_due_date) where amount_type = 'FIXED' and status <> 'CANCELED'`.execute(db);

@@ -5,6 +5,8 @@ import * as vault from './0003-vault';
 import * as payments from './0004-payments';
 import * as refunds from './0011-refunds';
 import * as payouts from './0005-payouts';
+import * as webhooks from './0006-webhooks';
+import * as reports from './0007-reports';
 import * as threeDs from './0008-three-ds';
 import * as checkout from './0009-checkout';
 import * as subscriptions from './0010-subscriptions';
@@ -19,6 +21,8 @@ export const migrations: Record<string, Migration> = {
   '0003-vault': vault,
   '0004-payments': payments,
   '0005-payouts': payouts,
+  '0006-webhooks': webhooks,
+  '0007-reports': reports,
   '0008-three-ds': threeDs,
   '0009-checkout': checkout,
   '0010-subscriptions': subscriptions,

@@ -1,0 +1,209 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import { recordEvent } from '../events/outbox';
+import { computeFees, loadFeePlan } from '../fees/fee-plan';
+import { convert } from '../fees/fx';
+import { toJsonNumber, type Currency } from '../lib/money';
+import { formatDateTime } from '../lib/time-format';
+import { exponentOf, type PaymentRow } from '../payments/payment-record';
+import { insertCardPayment, startCardPayment } from '../payments/send-payment';
+import { merchantToday } from './schedule';
+import { canMoveCharge, type ChargeStatus } from './states';
+import type { SubscriptionRow } from './subscription-record';
+import type { SubscriptionChargesTable } from './tables';
+
+export type ChargeRow = Selectable<SubscriptionChargesTable>;
+
+/**
+ * Stores a PENDING charge in the caller's transaction. A charge already on that due date (or schedule
+ * period) wins: nothing is stored and undefined is returned, which is how one due date is never
+ * charged twice. The caller attempts it and then announces it (announceCharge).
+ * @example const charge = await insertCharge(trx, subscription, { period: 3, requested_date, due_date, … });
+ */
+export async function insertCharge(
+  trx: Db,
+  subscription: Pick<SubscriptionRow, 'id' | 'merchant_id'>,
+  values: Omit<Insertable<SubscriptionChargesTable>, 'subscription_id' | 'merchant_id' | 'status' | 'updated_at'>,
+): Promise<ChargeRow | undefined> {
+  const charge = await trx
+    .insertInto('subscription_charges')
+    .values({ ...values, subscription_id: subscription.id, merchant_id: subscription.merchant_id, status: 'PENDING', updated_at: values.created_at })
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return charge;
+}
+
+/**
+ * Creates the card payment of a charge's next attempt, in the caller's transaction (which holds the
+ * subscription's lock). With `start` the payment goes to the processor now and the attempt is
+ * counted; without it the payment waits CREATED for the due date (see startWaitingAttempt). Each
+ * attempt is priced when its payment is created: the stored FX rate and the merchant's fee plan of
+ * that moment, like any card payment.
+ * @example const { charge, payment } = await attemptCharge(trx, subscription, charge, now, true);
+ */
+export async function attemptCharge(
+  trx: Db,
+  subscription: SubscriptionRow,
+  charge: ChargeRow,
+  now: Date,
+  start: boolean,
+): Promise<{ charge: ChargeRow; payment: PaymentRow }> {
+  const quote = await convert(trx, charge.amount_minor, charge.currency as Currency, 'BRL');
+  const plan = await loadFeePlan(trx, subscription.merchant_id);
+  const fees = computeFees(plan.payments, quote.convertedMinor, { installments: 1, installmentInterestPpm: plan.installment_interest_ppm });
+  const merchant = await trx.selectFrom('merchants').select('contract_id').where('id', '=', subscription.merchant_id).executeTakeFirstOrThrow();
+  const payment = await insertCardPayment(trx, {
+    merchantId: subscription.merchant_id,
+    contractId: merchant.contract_id,
+    referenceId: charge.reference_id,
+    method: 'CREDITCARD',
+    personId: subscription.person_id,
+    cardId: subscription.card_id,
+    originalMinor: charge.amount_minor,
+    originalCurrency: charge.currency as Currency,
+    quote,
+    plan,
+    fees,
+    installments: 1,
+    delayCapture: false,
+    softDescriptor: null,
+    extraData: { subscription_id: subscription.id, charge_id: charge.id },
+    ipAddress: null,
+    notificationUrl: subscription.notification_url,
+    authentication: undefined,
+    subscriptionId: subscription.id,
+    now,
+    start,
+  });
+  if (!start) {
+    const waiting = await updateCharge(trx, charge, { payment_token: payment.payment_token, next_attempt_on: charge.due_date }, now);
+    return { charge: waiting, payment };
+  }
+  return { charge: await countAttempt(trx, charge, payment, now), payment };
+}
+
+/**
+ * Sends the CREATED payment of a charge that was waiting for its due date.
+ * @example await startWaitingAttempt(trx, charge, createdPayment, now);
+ */
+export async function startWaitingAttempt(trx: Db, charge: ChargeRow, payment: PaymentRow, now: Date): Promise<ChargeRow> {
+  const processing = await startCardPayment(trx, payment, now);
+  return countAttempt(trx, charge, processing, now);
+}
+
+async function countAttempt(trx: Db, charge: ChargeRow, payment: PaymentRow, now: Date): Promise<ChargeRow> {
+  const attempt = charge.attempts + 1;
+  const today = merchantToday(now);
+  // The primary key (charge, attempt) refuses a second payment for one attempt, whatever happens above.
+  await trx.insertInto('subscription_charge_attempts').values({ charge_id: charge.id, attempt, payment_token: payment.payment_token, attempted_on: today }).execute();
+  return updateCharge(trx, charge, { payment_token: payment.payment_token, attempts: attempt, first_attempt_on: charge.first_attempt_on ?? today, next_attempt_on: null }, now);
+}
+
+function updateCharge(trx: Db, charge: ChargeRow, patch: Partial<Omit<ChargeRow, 'id' | 'created_at'>>, now: Date): Promise<ChargeRow> {
+  return trx.updateTable('subscription_charges').set({ ...patch, updated_at: now }).where('id', '=', charge.id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The timestamp column each final charge status stamps. */
+const CHARGE_TIMESTAMPS: Partial<Record<ChargeStatus, 'paid_at' | 'failed_at' | 'canceled_at'>> = { PAID: 'paid_at', FAILED: 'failed_at', CANCELED: 'canceled_at' };
+
+/**
+ * Moves a charge to a final status with its event, in the caller's transaction. A move the table
+ * does not allow is skipped and the row returned as is.
+ * @example await moveCharge(trx, subscription, charge, 'PAID', now);
+ */
+export async function moveCharge(
+  trx: Db,
+  subscription: SubscriptionRow,
+  charge: ChargeRow,
+  to: ChargeStatus,
+  now: Date,
+  patch: Partial<Pick<ChargeRow, 'error_code' | 'error_description'>> = {},
+): Promise<ChargeRow> {
+  if (!canMoveCharge(charge.status, to)) return charge;
+  const stamp = CHARGE_TIMESTAMPS[to];
+  const moved = await updateCharge(trx, charge, { ...patch, status: to, next_attempt_on: null, ...(stamp ? { [stamp]: now } : {}) }, now);
+  await announceCharge(trx, subscription, moved);
+  return moved;
+}
+
+/**
+ * Records a retry: the charge stays PENDING (no status change, so no event) with its next attempt date.
+ * @example await scheduleRetry(trx, charge, '2026-03-03', payment, now);
+ */
+export function scheduleRetry(trx: Db, charge: ChargeRow, nextAttemptOn: string, failed: PaymentRow, now: Date): Promise<ChargeRow> {
+  return updateCharge(trx, charge, { next_attempt_on: nextAttemptOn, error_code: failed.error_code, error_description: failed.error_description }, now);
+}
+
+/**
+ * Records the charge's `subscription_charge.status_changed` event with its current status, in the
+ * caller's transaction (the outbox): on creation (PENDING, with its first payment) and on every move.
+ * @example await announceCharge(trx, subscription, charge);
+ */
+export function announceCharge(trx: Db, subscription: SubscriptionRow, charge: ChargeRow) {
+  return recordEvent(trx, {
+    merchantId: charge.merchant_id,
+    type: 'subscription_charge.status_changed',
+    resourceType: 'subscription_charge',
+    resourceId: charge.id,
+    data: {
+      charge_id: charge.id,
+      subscription_id: charge.subscription_id,
+      reference_id: charge.reference_id,
+      status: charge.status,
+      due_date: charge.due_date,
+      amount: toJsonNumber(charge.amount_minor, exponentOf(charge.currency)),
+      asset: charge.currency,
+      transaction_id: charge.payment_token,
+      attempts: charge.attempts,
+      error_code: charge.error_code,
+      error_description: charge.error_description,
+    },
+    notificationUrls: [subscription.notification_url],
+  });
+}
+
+/**
+ * The spec's Totals object of a charge's payment, as sendPayment answers it.
+ * @example const totals = paymentTotals(payment);
+ */
+export function paymentTotals(payment: PaymentRow) {
+  const exponent = exponentOf(payment.currency);
+  return {
+    amount: toJsonNumber(payment.amount_minor, exponent),
+    asset: payment.currency,
+    original_amount: toJsonNumber(payment.original_amount_minor, exponentOf(payment.original_currency)),
+    original_asset: payment.original_currency,
+    customer_fees: toJsonNumber(payment.customer_fees_minor, exponent),
+    customer_amount: toJsonNumber(payment.amount_minor + payment.customer_fees_minor, exponent),
+  };
+}
+
+/**
+ * A charge as GET /subscriptions/<id>/charges lists it.
+ * @example presentCharge(charge, 'PAID')
+ */
+export function presentCharge(charge: ChargeRow, transactionStatus: string | null) {
+  const stamp = (date: Date | null) => (date ? formatDateTime(date) : null);
+  return {
+    charge_id: charge.id,
+    subscription_id: charge.subscription_id,
+    reference_id: charge.reference_id,
+    status: charge.status,
+    due_date: charge.due_date,
+    requested_due_date: charge.requested_date,
+    automatic: charge.period !== null,
+    amount: toJsonNumber(charge.amount_minor, exponentOf(charge.currency)),
+    asset: charge.currency,
+    transaction_id: charge.payment_token,
+    transaction_status: transactionStatus,
+    attempts: charge.attempts,
+    next_attempt_on: charge.next_attempt_on,
+    error_code: charge.error_code,
+    error_description: charge.error_description,
+    created_at: formatDateTime(charge.created_at),
+    paid_at: stamp(charge.paid_at),
+    failed_at: stamp(charge.failed_at),
+    canceled_at: stamp(charge.canceled_at),
+  };
+}

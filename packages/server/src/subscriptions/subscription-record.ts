@@ -1,0 +1,79 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import { toJsonNumber } from '../lib/money';
+import { formatDateTime } from '../lib/time-format';
+import { exponentOf } from '../payments/payment-record';
+import { canMoveSubscription, type SubscriptionStatus } from './states';
+import type { SubscriptionsTable } from './tables';
+
+export type SubscriptionRow = Selectable<SubscriptionsTable>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A merchant's subscription; another merchant's, or a malformed id, is simply not found.
+ * @example const subscription = await findSubscription(db, merchantId, id);
+ */
+export async function findSubscription(db: Db, merchantId: string, id: string): Promise<SubscriptionRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  return db.selectFrom('subscriptions').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+/**
+ * Locks a subscription row for the rest of the transaction. Every writer of a subscription's charges
+ * (the charge endpoint, cancel, the scheduler, attempts and settlement) takes this lock first, and
+ * only then a charge's, so they are serialised per subscription and never deadlock. Workers pass
+ * `skipLocked`: a subscription another worker holds is that worker's to finish.
+ * @example const subscription = await lockSubscription(trx, id, { skipLocked: true });
+ */
+export async function lockSubscription(trx: Db, id: string, options: { merchantId?: string; skipLocked?: boolean } = {}): Promise<SubscriptionRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  let query = trx.selectFrom('subscriptions').selectAll().where('id', '=', id);
+  if (options.merchantId !== undefined) query = query.where('merchant_id', '=', options.merchantId);
+  const locked = query.forUpdate();
+  return (options.skipLocked ? locked.skipLocked() : locked).executeTakeFirst();
+}
+
+/**
+ * Moves a subscription to another status in the caller's transaction, stamping the status's time.
+ * A move the table does not allow is skipped (the caller's view was stale), and the row is returned as is.
+ * @example await moveSubscription(trx, subscription, 'PAST_DUE', now);
+ */
+export async function moveSubscription(trx: Db, subscription: SubscriptionRow, to: SubscriptionStatus, now: Date): Promise<SubscriptionRow> {
+  if (!canMoveSubscription(subscription.status, to)) return subscription;
+  return trx
+    .updateTable('subscriptions')
+    .set({
+      status: to,
+      updated_at: now,
+      ...(to === 'PAST_DUE' ? { past_due_at: now } : {}),
+      ...(to === 'CANCELED' ? { canceled_at: now, next_due_date: null } : {}),
+    })
+    .where('id', '=', subscription.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The subscription as the API shows it (docs/subscriptions.md).
+ * @example reply.send({ ...presentSubscription(row), refresh_token })
+ */
+export function presentSubscription(subscription: SubscriptionRow) {
+  return {
+    subscription_id: subscription.id,
+    status: subscription.status,
+    public_person_id: subscription.person_id,
+    public_card_id: subscription.card_id,
+    amount_type: subscription.amount_type,
+    amount: subscription.amount_minor === null || subscription.currency === null ? null : toJsonNumber(subscription.amount_minor, exponentOf(subscription.currency)),
+    asset: subscription.currency,
+    interval: subscription.billing_interval,
+    first_due_date: subscription.first_due_date,
+    force_work_day: subscription.force_work_day,
+    reference_id: subscription.reference_id,
+    notification_url: subscription.notification_url,
+    next_due_date: subscription.status === 'CANCELED' ? null : subscription.next_due_date,
+    created_at: formatDateTime(subscription.created_at),
+    canceled_at: subscription.canceled_at ? formatDateTime(subscription.canceled_at) : null,
+  };
+}
