@@ -1,4 +1,7 @@
 import { Type } from 'typebox';
+import { refreshToken } from '../auth/refresh-token';
+import { payPayment } from '../checkout/pay-payment';
+import { SandboxPayResponse } from '../checkout/schemas';
 import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';
 import type { Background } from '../jobs/background';
@@ -36,6 +39,29 @@ export function registerSandboxRoutes(app: App, ctx: AppContext, background: Bac
   app.get('/sandbox/clock', { schema: { summary: "The caller's merchant clock", tags: ['Sandbox'], response: { 200: Now } } }, async (request) => ({
     now: (await merchantNow(ctx.db, principalOf(request).merchantId)).toISOString(),
   }));
+
+  app.post(
+    '/sandbox/payments/:payment_token/pay',
+    {
+      schema: {
+        summary: 'The payer pays a PIX or BOLETO payment',
+        description: 'CREATED → PROCESSING → PAID (PIX gets an end_to_end_id), with the capture journal; its checkout session follows (docs/checkout.md).',
+        tags: ['Sandbox'],
+        params: Type.Object({ payment_token: Type.String({ maxLength: 64 }) }),
+        response: { 200: SandboxPayResponse, ...errorResponses(401, 404, 422) },
+      },
+    },
+    async (request) => {
+      const payment = await payPayment(ctx, principalOf(request).merchantId, request.params.payment_token);
+      return {
+        payment_token: payment.payment_token,
+        method: payment.method,
+        transaction_status: payment.status,
+        end_to_end_id: payment.end_to_end_id,
+        refresh_token: await refreshToken(ctx, request),
+      };
+    },
+  );
 
   app.post(
     '/sandbox/processor/faults',

@@ -1,0 +1,252 @@
+/* global document, window, navigator, fetch, setInterval, clearInterval */
+// The hosted checkout page's only script (served from our origin with an SRI hash; the page's
+// Content-Security-Policy allows nothing else). It keeps the page live: the countdown, the status
+// poll that redraws the page when the session moves and follows the merchant's redirect, the copy
+// button, the method buttons, and the card form's checks before anything is sent.
+(function () {
+  'use strict';
+  var body = document.body;
+  var data = body.dataset;
+
+  function text(key) {
+    var el = document.getElementById('i18n');
+    return (el && el.dataset[key]) || key;
+  }
+
+  function announce(id, message) {
+    var el = document.getElementById(id);
+    if (el) el.textContent = message;
+  }
+
+  // Status: poll the session's public status and redraw when it changed. A final page follows the
+  // merchant's URL after a moment, so the customer sees the outcome first.
+  if (data.redirect) {
+    window.setTimeout(function () {
+      window.location.assign(data.redirect);
+    }, 1500);
+  }
+  var polling = false;
+  function poll() {
+    if (polling || !data.statusUrl) return;
+    polling = true;
+    fetch(data.statusUrl, { cache: 'no-store', headers: { accept: 'application/json' } })
+      .then(function (response) {
+        return response.ok ? response.json() : null;
+      })
+      .then(function (status) {
+        polling = false;
+        if (status && status.version !== data.version) window.location.reload();
+      })
+      .catch(function () {
+        polling = false;
+      });
+  }
+  if (data.statusUrl && !data.redirect) setInterval(poll, 1500);
+
+  // Countdown to expiry, from the seconds the server computed on the merchant's clock.
+  var countdown = document.querySelector('[data-seconds-left]');
+  if (countdown) {
+    var left = Number(countdown.getAttribute('data-seconds-left'));
+    var pad = function (n) {
+      return (n < 10 ? '0' : '') + n;
+    };
+    var draw = function () {
+      var s = Math.max(0, left);
+      var h = Math.floor(s / 3600);
+      var m = Math.floor((s % 3600) / 60);
+      countdown.textContent = (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(s % 60);
+    };
+    draw();
+    var timer = setInterval(function () {
+      left -= 1;
+      draw();
+      if (left <= 0) {
+        clearInterval(timer);
+        poll();
+      }
+    }, 1000);
+  }
+
+  // Copy the BR Code; the field stays selectable for browsers without the clipboard API.
+  document.querySelectorAll('[data-copy-target]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var field = document.getElementById(button.getAttribute('data-copy-target'));
+      if (!field) return;
+      var done = function () {
+        announce('copy-status', text('copied'));
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(field.value).then(done, function () {
+          field.select();
+          document.execCommand('copy');
+          done();
+        });
+      } else {
+        field.select();
+        document.execCommand('copy');
+        done();
+      }
+    });
+  });
+
+  document.querySelectorAll('[data-print]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      window.print();
+    });
+  });
+
+  function postJson(url, payload) {
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(payload),
+    }).then(function (response) {
+      return response.json().then(function (json) {
+        return { ok: response.ok, body: json };
+      });
+    });
+  }
+
+  function errorText(body) {
+    if (body && body.errors && body.errors.length) {
+      return body.errors
+        .map(function (e) {
+          return e.description;
+        })
+        .join(' ');
+    }
+    return text('submitFailed');
+  }
+
+  // Method selection: PIX and boleto start their attempt here; the card link is a plain link.
+  document.querySelectorAll('[data-start-method]').forEach(function (button) {
+    button.addEventListener('click', function () {
+      button.disabled = true;
+      postJson(data.attemptsUrl, { method: button.getAttribute('data-start-method') })
+        .then(function (result) {
+          if (result.ok) window.location.assign(data.pageUrl);
+          else {
+            button.disabled = false;
+            announce('form-errors', errorText(result.body));
+          }
+        })
+        .catch(function () {
+          button.disabled = false;
+          announce('form-errors', text('submitFailed'));
+        });
+    });
+  });
+
+  // Card form: Luhn and scheme as the customer types, and every check before the form is sent.
+  var form = document.getElementById('card-form');
+  if (!form) return;
+  var number = form.elements.namedItem('number');
+  var schemeOut = document.getElementById('card-scheme');
+  var SCHEMES = [
+    ['ELO', /^(401178|401179|431274|438935|451416|457393|457631|457632|504175|506699|5067|509|627780|636297|636368|650031|650032|650033|650035|650051|650405|650439|650485|650538|650541|650598|650700|650720|650727|650901|650920|651652|655000|655021)/],
+    ['VISA', /^4/],
+    ['MASTER', /^(5[1-5]|2(2[2-9][1-9]|2[3-9]|[3-6]|7[01]|720))/],
+    ['AMERICAN_EXPRESS', /^3[47]/],
+    ['DINERS_CLUB', /^3(0[0-5]|[689])/],
+    ['DISCOVER', /^(6011|65|64[4-9])/],
+    ['JCB', /^35/],
+  ];
+  var NAMES = { ELO: 'Elo', VISA: 'Visa', MASTER: 'Mastercard', AMERICAN_EXPRESS: 'American Express', DINERS_CLUB: 'Diners Club', DISCOVER: 'Discover', JCB: 'JCB' };
+
+  function digits(value) {
+    return value.replace(/\D/g, '');
+  }
+  function luhn(d) {
+    if (d.length < 12 || d.length > 19) return false;
+    var sum = 0;
+    for (var i = 0; i < d.length; i += 1) {
+      var n = Number(d.charAt(d.length - 1 - i));
+      if (i % 2 === 1) {
+        n *= 2;
+        if (n > 9) n -= 9;
+      }
+      sum += n;
+    }
+    return sum % 10 === 0;
+  }
+  function schemeOf(d) {
+    for (var i = 0; i < SCHEMES.length; i += 1) if (SCHEMES[i][1].test(d)) return SCHEMES[i][0];
+    return null;
+  }
+  function showNumberState() {
+    var d = digits(number.value);
+    var scheme = schemeOf(d);
+    var valid = luhn(d);
+    number.setAttribute('aria-invalid', d.length >= 12 && !valid ? 'true' : 'false');
+    schemeOut.textContent = (scheme ? NAMES[scheme] : '') + (d.length >= 12 ? (valid ? ' ✓' : ' — ' + text('luhnInvalid')) : '');
+    schemeOut.dataset.scheme = scheme || '';
+    schemeOut.dataset.valid = valid ? 'true' : 'false';
+  }
+  number.addEventListener('input', function () {
+    var d = digits(number.value).slice(0, 19);
+    var grouped = d.replace(/(\d{4})(?=\d)/g, '$1 ');
+    if (grouped !== number.value) number.value = grouped;
+    showNumberState();
+  });
+
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var field = function (name) {
+      return form.elements.namedItem(name);
+    };
+    var problems = [];
+    var firstBad = null;
+    var bad = function (input, message) {
+      input.setAttribute('aria-invalid', 'true');
+      problems.push(message);
+      if (!firstBad) firstBad = input;
+    };
+    ['name', 'email', 'tax_id', 'number', 'expiry', 'cvv', 'holder_name'].forEach(function (name) {
+      field(name).setAttribute('aria-invalid', 'false');
+    });
+    ['name', 'email', 'tax_id', 'holder_name'].forEach(function (name) {
+      if (field(name).value.trim() === '') bad(field(name), text('required'));
+    });
+    var d = digits(number.value);
+    if (!luhn(d) || !schemeOf(d)) bad(number, text('luhnInvalid'));
+    var expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(field('expiry').value);
+    var month = expiry ? Number(expiry[1]) : 0;
+    if (!expiry || month < 1 || month > 12) bad(field('expiry'), text('expiryInvalid'));
+    var cvv = field('cvv').value.trim();
+    if (!/^\d{3,4}$/.test(cvv)) bad(field('cvv'), text('cvvInvalid'));
+    if (problems.length > 0) {
+      announce('form-errors', problems.filter(function (p, i) { return problems.indexOf(p) === i; }).join(' '));
+      firstBad.focus();
+      return;
+    }
+    var year = expiry[2].length === 2 ? '20' + expiry[2] : expiry[2];
+    var submit = form.querySelector('button[type=submit]');
+    submit.disabled = true;
+    announce('form-errors', '');
+    announce('form-status', text('processing'));
+    postJson(data.cardUrl, {
+      name: field('name').value.trim(),
+      email: field('email').value.trim(),
+      tax_id: field('tax_id').value.trim(),
+      number: d,
+      exp_month: String(month),
+      exp_year: year,
+      cvv: cvv,
+      holder_name: field('holder_name').value.trim(),
+      installments: Number(field('installments').value),
+    })
+      .then(function (result) {
+        if (result.ok) window.location.assign(data.pageUrl);
+        else {
+          submit.disabled = false;
+          announce('form-status', '');
+          announce('form-errors', errorText(result.body));
+        }
+      })
+      .catch(function () {
+        submit.disabled = false;
+        announce('form-status', '');
+        announce('form-errors', text('submitFailed'));
+      });
+  });
+})();

@@ -1,0 +1,89 @@
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import type { CheckoutRow } from '../checkout/checkout-record';
+import { loadCheckout } from '../checkout/get-checkout';
+import { startCodeAttempt } from '../checkout/start-attempt';
+import { attemptOutcome, isFinalCheckoutStatus, redirectUrlOf } from '../checkout/states';
+import { formatDigitableLine, renderBoletoBarcodeSvg } from '../rails/boleto';
+import { renderBrCodeSvg } from '../rails/pix';
+import type { Lang } from './i18n';
+import type { PageModel, PageView } from './render-page';
+
+export interface PageQuery {
+  readonly lang: Lang;
+  /** `CREDITCARD`: show the card form (the card link of the selection screen). */
+  readonly method?: string | undefined;
+  /** Show the selection screen even while a PIX or boleto attempt is open. */
+  readonly choose?: boolean;
+}
+
+/**
+ * What the page and its poll compare: the page is redrawn when the session's status, its attempt or
+ * that attempt's payment status changes.
+ * @example pageVersion(session) // 'PROCESSING|8f0c…|CREATED'
+ */
+export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status'>): string {
+  return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}`;
+}
+
+/**
+ * Decides and gathers what the page shows:
+ * - a final session: its outcome, with the merchant's URL to go to;
+ * - an open PIX or boleto attempt: its code (unless the customer asked to choose again);
+ * - an open card attempt: "processing" until its outcome arrives;
+ * - no open attempt: single-method PIX or boleto starts its attempt at once (the spec's "a payment
+ *   attempt starts at once"); single-method card shows the form; multi-method shows the selection
+ *   screen, or opens PIX directly with pixDirect on the first visit.
+ * @example const model = await buildPage(ctx, checkoutId, { lang: 'pt' });
+ */
+export async function buildPage(ctx: AppContext, checkoutId: string, query: PageQuery): Promise<PageModel> {
+  let session = await loadCheckout(ctx, checkoutId);
+  const merchant = await ctx.db.selectFrom('merchants').select(['name']).where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
+  let payment = session.current_payment_token
+    ? await ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', session.current_payment_token).executeTakeFirst()
+    : undefined;
+  const open = session.current_payment_status === 'STARTING' || (payment !== undefined && attemptOutcome(payment.status) === 'OPEN');
+  const failedBefore = payment !== undefined && (payment.status === 'DECLINED' || payment.status === 'ERROR');
+  const multi = session.mode === 'MULTI';
+  const wantsCard = query.method === 'CREDITCARD' && (session.methods as string[]).includes('CREDITCARD');
+
+  if (!isFinalCheckoutStatus(session.status) && !open) {
+    const only = session.methods[0];
+    const direct = !multi && (only === 'PIX' || only === 'BOLETO') ? only : multi && session.pix_direct && session.attempts === 0 && !wantsCard && !query.choose ? 'PIX' : null;
+    if (direct) {
+      ({ session, payment } = await startCodeAttempt(ctx, checkoutId, direct));
+    }
+  }
+
+  const now = await merchantNow(ctx.db, session.merchant_id);
+  const secondsLeft = Math.max(0, Math.ceil((session.expires_at.getTime() - now.getTime()) / 1000));
+  const stillOpen = payment !== undefined && attemptOutcome(payment.status) === 'OPEN';
+  let view: PageView;
+  if (isFinalCheckoutStatus(session.status)) {
+    const outcome = session.status === 'PAID' ? 'PAID' : session.end_reason === 'EXPIRED' ? 'EXPIRED' : session.status === 'ERROR' ? 'ERROR' : 'CANCELED';
+    view = { kind: 'final', outcome, redirectUrl: redirectUrlOf(session) };
+  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment?.method === 'CREDITCARD')) {
+    view = { kind: 'processing' };
+  } else if (stillOpen && payment && (payment.method === 'PIX' || payment.method === 'BOLETO') && !(multi && (query.choose || wantsCard))) {
+    const codes = await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirstOrThrow();
+    if (payment.method === 'PIX' && codes.br_code) {
+      view = { kind: 'pix', brCode: codes.br_code, qrSvg: await renderBrCodeSvg(codes.br_code, { margin: 2 }), secondsLeft };
+    } else {
+      const line = codes.digitable_line ?? '';
+      const barcode = codes.barcode ?? '';
+      view = { kind: 'boleto', digitableLine: line, formattedLine: formatDigitableLine(line), barcode, barcodeSvg: renderBoletoBarcodeSvg(barcode), dueDate: codes.due_date ?? '', secondsLeft };
+    }
+  } else if (wantsCard || (!multi && session.methods[0] === 'CREDITCARD')) {
+    view = { kind: 'card', failedBefore };
+  } else {
+    view = { kind: 'choose', failedBefore };
+  }
+  return {
+    lang: query.lang,
+    session,
+    merchantName: merchant.name,
+    chargeMinor: payment ? payment.amount_minor + payment.customer_fees_minor : session.amount_minor,
+    version: pageVersion(session),
+    view,
+  };
+}

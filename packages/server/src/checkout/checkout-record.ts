@@ -1,0 +1,93 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import { recordEvent } from '../events/outbox';
+import { toJsonNumber } from '../lib/money';
+import { formatDateTime } from '../lib/time-format';
+import { exponentOf } from '../payments/payment-record';
+import type { CheckoutSessionsTable } from './tables';
+import type { CheckoutStatus } from './states';
+
+export type CheckoutRow = Selectable<CheckoutSessionsTable>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Loads a session and locks its row for the rest of the transaction: attempts, payer payments, expiry
+ * sweeps and status reads that apply an outcome all go through here, so they are serialised per
+ * session. With a merchant id, another merchant's session is not found; the public page passes none
+ * (its checkout id is the capability). A malformed id is simply not found.
+ * @example const session = await lockCheckout(trx, checkoutId, merchantId);
+ */
+export async function lockCheckout(trx: Db, checkoutId: string, merchantId?: string): Promise<CheckoutRow | undefined> {
+  if (!UUID.test(checkoutId)) return undefined;
+  let query = trx.selectFrom('checkout_sessions').selectAll().where('checkout_id', '=', checkoutId);
+  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+/** Reads a session without locking. @example const session = await findCheckout(db, checkoutId); */
+export async function findCheckout(db: Db, checkoutId: string, merchantId?: string): Promise<CheckoutRow | undefined> {
+  if (!UUID.test(checkoutId)) return undefined;
+  let query = db.selectFrom('checkout_sessions').selectAll().where('checkout_id', '=', checkoutId);
+  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
+  return query.executeTakeFirst();
+}
+
+const STATUS_TIMESTAMPS: Partial<Record<CheckoutStatus, 'processing_at' | 'paid_at' | 'canceled_at' | 'failed_at'>> = {
+  PROCESSING: 'processing_at',
+  PAID: 'paid_at',
+  CANCELED: 'canceled_at',
+  ERROR: 'failed_at',
+};
+
+/**
+ * Writes a session's new state in the caller's transaction. When the status changes, the status's
+ * timestamp is stamped and a `checkout.status_changed` event is recorded for the merchant's
+ * notificationUrl and checkoutNotificationUrl, together with the change. The caller has checked the
+ * move (states.ts).
+ * @example await updateCheckout(trx, session, now, { status: 'PAID', end_reason: 'PAID' });
+ */
+export async function updateCheckout(
+  trx: Db,
+  session: CheckoutRow,
+  at: Date,
+  patch: Partial<Omit<CheckoutRow, 'checkout_id' | 'created_at' | 'merchant_id'>>,
+): Promise<CheckoutRow> {
+  const status = (patch.status ?? session.status) as CheckoutStatus;
+  const changed = status !== session.status;
+  const stamp = changed ? STATUS_TIMESTAMPS[status] : undefined;
+  const updated = await trx
+    .updateTable('checkout_sessions')
+    .set({ ...patch, updated_at: at, ...(stamp ? { [stamp]: at } : {}) })
+    .where('checkout_id', '=', session.checkout_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (changed) {
+    await recordEvent(trx, {
+      merchantId: session.merchant_id,
+      type: 'checkout.status_changed',
+      resourceType: 'checkout',
+      resourceId: session.checkout_id,
+      data: checkoutEventData(updated),
+      notificationUrls: [session.notification_url, session.checkout_notification_url],
+    });
+  }
+  return updated;
+}
+
+/** The callback payload of a session (docs/checkout.md, Callbacks). */
+export function checkoutEventData(session: CheckoutRow): Record<string, unknown> {
+  return {
+    checkout_id: session.checkout_id,
+    reference_id: session.reference_id,
+    checkout_reference_id: session.checkout_reference_id,
+    status: session.status,
+    mode: session.mode,
+    methods: session.methods,
+    amount: toJsonNumber(session.original_amount_minor, exponentOf(session.original_currency)),
+    asset: session.original_currency,
+    payment_token: session.current_payment_token,
+    end_reason: session.end_reason,
+    expires_at: formatDateTime(session.expires_at),
+  };
+}

@@ -1,0 +1,90 @@
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { formatAmount } from '../lib/money';
+import { exponentOf, type PaymentRow } from '../payments/payment-record';
+import { sendPayment } from '../payments/send-payment';
+import { createCard, normaliseCard } from '../vault/create-card';
+import { createPerson, normalisePerson } from '../vault/create-person';
+import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
+import type { CardAttemptInput } from './schemas';
+import { prepareAttempt } from './start-attempt';
+import { STARTING, syncCheckout } from './sync-checkout';
+
+/**
+ * The card form of the public page: the same person → card → sendPayment path a merchant's own
+ * integration takes, run server-side so card data never reaches the merchant. Phases:
+ * 1. check the payer's and the card's fields (the vault's own rules), before anything is stored;
+ * 2. claim the session for this attempt (lock, sync, cancel an open PIX or boleto of a switching
+ *    customer, mark the attempt STARTING so a second submit is refused with 409);
+ * 3. create the person and card (the processor verifies the card) and send the payment;
+ * 4. attach the payment to the session. Without saveCard the card is made INACTIVE at once, so it can
+ *    never be charged again; with saveCard it stays ACTIVE for the merchant's later sendPayment.
+ * A failure in step 3 releases the claim and answers the vault's error, so the customer can correct
+ * the card and submit again.
+ * @example const { payment } = await payWithCard(ctx, checkoutId, body);
+ */
+export async function payWithCard(ctx: AppContext, checkoutId: string, input: CardAttemptInput): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+  const seen = await findCheckout(ctx.db, checkoutId);
+  if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
+  const merchantId = seen.merchant_id;
+  const now = await merchantNow(ctx.db, merchantId);
+
+  const taxIdType = input.tax_id_type ?? (input.tax_id.replace(/[^0-9A-Za-z]/g, '').length === 14 ? 'CNPJ' : 'CPF');
+  const personBody = { name: input.name, email: input.email, tax_id: input.tax_id, tax_id_type: taxIdType };
+  const cardBody = { number: input.number, exp_month: input.exp_month, exp_year: input.exp_year, cvv: input.cvv, holder_name: input.holder_name };
+  normalisePerson(personBody);
+  normaliseCard({ public_person_id: '', ...cardBody }, now);
+
+  const previous = await ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockCheckout(trx, checkoutId);
+    if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
+    const session = await syncCheckout(trx, locked, now);
+    await prepareAttempt(trx, session, 'CREDITCARD', now);
+    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + 1 });
+    return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts };
+  });
+
+  let payment: PaymentRow;
+  try {
+    const { personId } = await createPerson(ctx.db, merchantId, personBody);
+    const card = await createCard(ctx, merchantId, { public_person_id: personId, ...cardBody });
+    ({ payment } = await sendPayment(ctx, merchantId, {
+      contract_id: seen.contract_id,
+      reference_id: seen.reference_id,
+      ...(seen.notification_url ? { notification_url: seen.notification_url } : {}),
+      public_person_id: personId,
+      public_card_id: card.cardId,
+      payment: {
+        amount: formatAmount(seen.original_amount_minor, exponentOf(seen.original_currency)),
+        method: 'CREDITCARD',
+        asset: seen.original_currency,
+        installments: input.installments,
+      },
+    }));
+  } catch (error) {
+    await ctx.db.transaction().execute(async (trx) => {
+      const session = await lockCheckout(trx, checkoutId);
+      if (session?.current_payment_status === STARTING) {
+        await updateCheckout(trx, session, await merchantNow(trx, merchantId), {
+          current_payment_token: previous.token,
+          current_payment_status: previous.status,
+          attempts: previous.attempts,
+        });
+      }
+    });
+    throw error;
+  }
+
+  const session = await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('payments').set({ checkout_id: checkoutId }).where('payment_token', '=', payment.payment_token).execute();
+    if (!seen.save_card && payment.card_id) {
+      await trx.updateTable('cards').set({ status: 'INACTIVE' }).where('id', '=', payment.card_id).execute();
+    }
+    const locked = await lockCheckout(trx, checkoutId);
+    if (!locked) throw new Error('invariant: a claimed checkout session exists');
+    const attached = await updateCheckout(trx, locked, now, { current_payment_token: payment.payment_token, current_payment_status: payment.status });
+    return syncCheckout(trx, attached, await merchantNow(trx, merchantId));
+  });
+  return { session, payment };
+}

@@ -1,0 +1,110 @@
+import { Type, type Static } from 'typebox';
+import { StringEnum } from '../http/schema-kit';
+import { CHECKOUT_METHODS, CHECKOUT_STATUSES, EXPIRES_IN_MAX_SECONDS, EXPIRES_IN_MIN_SECONDS } from './states';
+
+/**
+ * Schemas of the checkout endpoints. Shapes are checked here; the rules a schema cannot state
+ * clearly (decimal amounts, method lists, absolute URLs, the caller's contract) are checked in
+ * generate-checkout.ts, so each failure gets its own catalogue code and wording.
+ */
+
+const Url = Type.String({ maxLength: 2048, description: 'absolute http(s) URL' });
+
+export const GenerateCheckoutBody = Type.Object({
+  amount: Type.Union([Type.Number(), Type.String({ maxLength: 24 })], { description: 'decimal number or decimal string, at most two decimals, at least 1.00 BRL' }),
+  asset: Type.String({ minLength: 3, maxLength: 3, description: 'currency code of amount; converted to BRL at the stored rate' }),
+  referenceId: Type.String({ minLength: 1, maxLength: 45, description: 'merchant reference, used in callbacks and on the payments' }),
+  contractId: Type.String({ minLength: 1, maxLength: 64, description: "the merchant's contract_id" }),
+  method: Type.Union([Type.String({ maxLength: 16 }), Type.Array(Type.String({ maxLength: 16 }), { minItems: 1, maxItems: 3 })], {
+    description: 'PIX, CREDITCARD or BOLETO, an array of them, or ALL. One method: SINGLE mode; more, or ALL: MULTI.',
+  }),
+  notificationUrl: Type.Optional(Url),
+  successUrl: Type.Optional(Url),
+  declinedUrl: Type.Optional(Url),
+  errorUrl: Type.Optional(Url),
+  pixDirect: Type.Optional(Type.Boolean({ description: 'multi-method: open the PIX code at once instead of the method selection screen' })),
+  paymentCountry: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'BR (the default)' })),
+  paymentCurrency: Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: 'BRL (the default)' })),
+  saveCard: Type.Optional(Type.Boolean({ description: "keep the customer's card (public_person_id, public_card_id) for later sendPayment" })),
+  checkoutNotificationUrl: Type.Optional(Url),
+  checkoutReferenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  expiresIn: Type.Optional(
+    Type.Integer({ minimum: EXPIRES_IN_MIN_SECONDS, maximum: EXPIRES_IN_MAX_SECONDS, description: 'seconds until the session expires; default 3600' }),
+  ),
+});
+export type GenerateCheckoutInput = Static<typeof GenerateCheckoutBody>;
+
+const Method = StringEnum(CHECKOUT_METHODS);
+const Status = StringEnum(CHECKOUT_STATUSES);
+const Mode = StringEnum(['SINGLE', 'MULTI'] as const);
+
+export const GenerateCheckoutResponse = Type.Object({
+  checkout_id: Type.String({ format: 'uuid' }),
+  checkout_url: Type.String(),
+  status: Status,
+  mode: Mode,
+  methods: Type.Array(Method),
+  expires_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock' }),
+  refresh_token: Type.String(),
+});
+
+export const CheckoutPayment = Type.Object({
+  payment_token: Type.String(),
+  method: Type.String(),
+  transaction_status: Type.String(),
+  public_person_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
+  public_card_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
+});
+
+export const CheckoutResponse = Type.Object({
+  checkout_id: Type.String(),
+  status: Status,
+  mode: Mode,
+  methods: Type.Array(Method),
+  reference_id: Type.String(),
+  checkout_reference_id: Type.Union([Type.String(), Type.Null()]),
+  amount: Type.Number(),
+  asset: Type.String(),
+  expires_at: Type.String(),
+  payments: Type.Array(CheckoutPayment),
+  refresh_token: Type.String(),
+});
+
+export const CheckoutIdParams = Type.Object({ checkout_id: Type.String({ maxLength: 64 }) });
+
+export const PayBody = Type.Object({});
+
+export const SandboxPayResponse = Type.Object({
+  payment_token: Type.String(),
+  method: Type.String(),
+  transaction_status: Type.String(),
+  end_to_end_id: Type.Union([Type.String(), Type.Null()]),
+  refresh_token: Type.String(),
+});
+
+/** What the page's card form sends: the payer, the card and the installments. */
+export const CardAttemptBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: "payer's full name" }),
+  email: Type.String({ minLength: 3, maxLength: 254, format: 'email' }),
+  tax_id: Type.String({ minLength: 1, maxLength: 32, description: 'CPF (or CNPJ), with or without punctuation' }),
+  tax_id_type: Type.Optional(StringEnum(['CPF', 'CNPJ'] as const, { description: 'default: CNPJ for 14 characters, CPF otherwise' })),
+  number: Type.String({ minLength: 1, maxLength: 32 }),
+  exp_month: Type.String({ minLength: 1, maxLength: 2 }),
+  exp_year: Type.String({ minLength: 2, maxLength: 4 }),
+  cvv: Type.String({ minLength: 1, maxLength: 4 }),
+  holder_name: Type.String({ minLength: 1, maxLength: 100 }),
+  installments: Type.Integer({ minimum: 1, maximum: 12 }),
+});
+export type CardAttemptInput = Static<typeof CardAttemptBody>;
+
+export const CodeAttemptBody = Type.Object({ method: StringEnum(['PIX', 'BOLETO'] as const) });
+
+/** The public status of a session, polled by its page. */
+export const PublicStatusResponse = Type.Object({
+  status: Status,
+  /** Changes whenever the page should be drawn again (status, attempt or its payment status). */
+  version: Type.String(),
+  payment_status: Type.Union([Type.String(), Type.Null()]),
+  redirect_url: Type.Union([Type.String(), Type.Null()]),
+  seconds_left: Type.Integer(),
+});

@@ -1,0 +1,60 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import { changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
+import { canTransition } from '../payments/states';
+import { updateCheckout, type CheckoutRow } from './checkout-record';
+import { assertCheckoutTransition, attemptOutcome, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
+
+/** A card attempt being set up (person, card, sendPayment) holds the session this long at most. */
+export const STARTING_CLAIM_MS = 120_000;
+
+/** The marker of a card attempt whose payment does not exist yet (see pay-with-card.ts). */
+export const STARTING = 'STARTING';
+
+/**
+ * Brings a locked session up to date with its latest attempt and its expiry, in the caller's
+ * transaction: a PIX or boleto attempt past the session's expiry becomes EXPIRED, and the attempt's
+ * outcome is applied by `nextCheckoutState` (checkout/states.ts). Every reader and writer of a session
+ * calls this first, and a periodic sweep calls it for sessions nobody is looking at, so a card
+ * outcome, a payer's PIX or the merchant clock moving all reach the session without a hook in the
+ * payment code.
+ * @example const current = await syncCheckout(trx, await lockCheckout(trx, id), now);
+ */
+export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Promise<CheckoutRow> {
+  if (isFinalCheckoutStatus(session.status)) return session;
+  const expired = now.getTime() >= session.expires_at.getTime();
+  let payment: PaymentRow | undefined;
+  if (session.current_payment_token) payment = await lockPayment(trx, session.merchant_id, session.current_payment_token);
+  if (payment && expired && (payment.method === 'PIX' || payment.method === 'BOLETO') && canTransition(payment.status, 'EXPIRED')) {
+    payment = await changeStatus(trx, payment, 'EXPIRED', now);
+  }
+
+  let outcome: AttemptOutcome | null = payment ? attemptOutcome(payment.status) : null;
+  let paymentStatus = payment?.status ?? session.current_payment_status;
+  if (session.current_payment_status === STARTING) {
+    // A card attempt is being set up; one left behind by a crashed request is forgotten after a while.
+    const stale = now.getTime() - session.updated_at.getTime() > STARTING_CLAIM_MS;
+    outcome = stale ? null : 'OPEN';
+    if (stale) paymentStatus = null;
+  }
+
+  const next = nextCheckoutState({ mode: session.mode, status: session.status, attempts: await failedAttempts(trx, session.checkout_id), outcome, expired });
+  if (next.status === session.status && paymentStatus === session.current_payment_status) return session;
+  if (next.status !== session.status) assertCheckoutTransition(session.status, next.status);
+  return updateCheckout(trx, session, now, {
+    status: next.status,
+    current_payment_status: paymentStatus,
+    ...(next.endReason ? { end_reason: next.endReason } : {}),
+  });
+}
+
+/** Attempts that the customer's payment failed (DECLINED or ERROR); leaving a PIX for a card is no failure. */
+async function failedAttempts(trx: Db, checkoutId: string): Promise<number> {
+  const row = await trx
+    .selectFrom('payments')
+    .select(sql<string>`count(*)`.as('n'))
+    .where('checkout_id', '=', checkoutId)
+    .where('status', 'in', ['DECLINED', 'ERROR'])
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,60 @@
+import type { ColumnType } from 'kysely';
+
+/** Table types of hosted checkout (migration 0009-checkout); merged into db/schema.ts's Database. */
+export interface CheckoutSessionsTable {
+  checkout_id: ColumnType<string, string | undefined, never>;
+  merchant_id: string;
+  contract_id: string;
+  reference_id: string;
+  checkout_reference_id: string | null;
+  mode: 'SINGLE' | 'MULTI';
+  methods: string[];
+  /** A status of checkout/states.ts; the column's check constraint holds the same list. */
+  status: string;
+  original_amount_minor: bigint;
+  original_currency: string;
+  /** The amount in BRL, the currency every checkout method pays in. */
+  amount_minor: bigint;
+  currency: string;
+  fx_rate: string | null;
+  fx_rate_date: string | null;
+  notification_url: string | null;
+  success_url: string | null;
+  declined_url: string | null;
+  error_url: string | null;
+  checkout_notification_url: string | null;
+  pix_direct: boolean;
+  payment_country: string;
+  payment_currency: string;
+  save_card: boolean;
+  /** The latest payment attempt, and its status as this session last applied it. */
+  current_payment_token: string | null;
+  current_payment_status: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** Why a final session ended: PAID, DECLINED, ERROR, EXPIRED or ATTEMPTS_EXHAUSTED. */
+  end_reason: string | null;
+  expires_at: Date;
+  created_at: ColumnType<Date, Date, never>;
+  updated_at: Date;
+  processing_at: Date | null;
+  paid_at: Date | null;
+  canceled_at: Date | null;
+  failed_at: Date | null;
+}
+
+/** What a PIX or BOLETO attempt shows the payer, fixed when the payment is created. */
+export interface CheckoutPaymentCodesTable {
+  payment_token: string;
+  checkout_id: string;
+  br_code: string | null;
+  txid: string | null;
+  barcode: string | null;
+  digitable_line: string | null;
+  /** YYYY-MM-DD */
+  due_date: string | null;
+}
+
+export interface CheckoutTables {
+  checkout_sessions: CheckoutSessionsTable;
+  checkout_payment_codes: CheckoutPaymentCodesTable;
+}

@@ -1,0 +1,171 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { parsePix, hasError } from 'pix-utils';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digitableLineToBarcode, isValidBarcode, isValidDigitableLine } from '../src/rails/boleto';
+import { startTestService, type TestMerchant, type TestService } from './harness';
+import { febrabanCheck, generate } from './checkout-fixtures';
+
+/**
+ * The hosted checkout page in a real browser (Debian chromium through playwright-core), on PGlite:
+ * the API suite covers both engines, and the page's behaviour does not depend on the engine. When
+ * chromium is missing the suite fails rather than skips: CI installs it, and a silent skip would hide
+ * a page that no longer works.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = new URL('../../../test-artifacts/checkout/', import.meta.url);
+
+let service: TestService;
+let browser: Browser;
+let context: BrowserContext;
+let merchant: TestMerchant;
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  service = await startTestService('pglite');
+  merchant = await service.merchant('Loja Exemplo');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  // A phone-sized screen: the page must work there.
+  context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await service?.close();
+});
+
+async function open(url: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy|integrity/i.test(message.text())) cspViolations.push(message.text());
+  });
+  await page.goto(url);
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: new URL(`${name}.png`, ARTIFACTS).pathname, fullPage: true });
+}
+
+async function payFirstOpen(checkoutId: string, method: string): Promise<void> {
+  const session = await service.get(`/checkout/${checkoutId}`, { token: merchant.token });
+  const payment = session.body.payments.find((p: any) => p.method === method && p.transaction_status === 'CREATED');
+  const paid = await service.post(`/sandbox/payments/${payment.payment_token}/pay`, undefined, { token: merchant.token });
+  expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+}
+
+describe('hosted checkout page in chromium', () => {
+  it('single-method PIX: QR code and copyable BR Code, countdown, then success and the redirect', async () => {
+    const successUrl = `${service.baseUrl}/healthz?shop=success`;
+    const created = await generate(service, merchant, { amount: '49.90', successUrl });
+    const page = await open(created.checkout_url);
+    await expect.poll(() => page.locator('.qr svg').count()).toBe(1);
+    const brCode = await page.locator('#br-code').inputValue();
+    const parsed = parsePix(brCode);
+    expect(hasError(parsed), brCode).toBe(false);
+    expect(await page.locator('html').getAttribute('lang')).toBe('pt-BR');
+    await expect.poll(() => page.locator('[data-seconds-left]').textContent()).toMatch(/^(59|60):\d\d$/);
+    await page.getByRole('button', { name: 'Copiar código' }).click();
+    await expect.poll(() => page.locator('#copy-status').textContent()).toBe('Código copiado');
+    await shot(page, 'pix-waiting');
+
+    await payFirstOpen(created.checkout_id, 'PIX');
+    await page.locator('[data-final="PAID"]').waitFor({ timeout: 10_000 });
+    await shot(page, 'pix-paid');
+    await page.waitForURL(successUrl, { timeout: 10_000 });
+    await page.close();
+  });
+
+  it('multi-method: the declining card 4000000000000002, then PIX, then paid', async () => {
+    const created = await generate(service, merchant, { method: 'ALL' });
+    const page = await open(created.checkout_url);
+    await page.locator('[data-view="choose"]').waitFor();
+    await shot(page, 'multi-choose');
+    await page.getByRole('link', { name: 'Cartão de crédito' }).click();
+    await page.getByLabel('Nome completo').fill('Maria Silva');
+    await page.getByLabel('E-mail').fill('maria@example.com');
+    await page.getByLabel('CPF').fill('529.982.247-25');
+    await page.getByLabel('Número do cartão').fill('4000000000000002');
+    await expect.poll(() => page.locator('#card-scheme').textContent()).toContain('Visa');
+    await page.getByLabel('Validade (MM/AA)').fill('12/35');
+    await page.getByLabel('CVV').fill('123');
+    await page.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
+    await page.getByLabel('Parcelas').selectOption('3');
+    await shot(page, 'multi-card-form');
+    await page.getByRole('button', { name: /^Pagar/ }).click();
+    // Declined: back to the selection screen with a notice, inside the same session.
+    await page.locator('[data-view="choose"] .notice').waitFor({ timeout: 10_000 });
+    await shot(page, 'multi-declined');
+    expect((await service.get(`/checkout/${created.checkout_id}`, { token: merchant.token })).body.status).toBe('PROCESSING');
+
+    await page.getByRole('button', { name: 'PIX' }).click();
+    await page.locator('[data-view="pix"]').waitFor();
+    await payFirstOpen(created.checkout_id, 'PIX');
+    await page.locator('[data-final="PAID"]').waitFor({ timeout: 10_000 });
+    await shot(page, 'multi-paid');
+    await page.close();
+  });
+
+  it('boleto: the digitable line and the barcode agree, and the page prints only the boleto', async () => {
+    const created = await generate(service, merchant, { method: 'BOLETO', amount: '250.00', expiresIn: 5 * 86_400 });
+    const page = await open(created.checkout_url);
+    const line = (await page.locator('#digitable-line').getAttribute('data-digits')) ?? '';
+    const barcode = (await page.locator('[data-barcode]').getAttribute('data-barcode')) ?? '';
+    expect(isValidDigitableLine(line)).toBe(true);
+    expect(isValidBarcode(barcode)).toBe(true);
+    expect(digitableLineToBarcode(line)).toBe(barcode);
+    expect(febrabanCheck(await page.locator('#digitable-line').inputValue())).toEqual({ ok: true, barcode });
+    expect(await page.locator('.barcode svg').count()).toBe(1);
+    await shot(page, 'boleto');
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.getByRole('button', { name: 'Imprimir boleto' }).isVisible()).toBe(false);
+    expect(await page.locator('.barcode svg').isVisible()).toBe(true);
+    await shot(page, 'boleto-print');
+    await page.close();
+  });
+
+  it('an expired session: the page turns to "expired" when the merchant clock passes the expiry', async () => {
+    const other = await service.merchant('Relojoaria');
+    const created = await generate(service, other, { expiresIn: 60 });
+    const page = await open(created.checkout_url);
+    await page.locator('[data-view="pix"]').waitFor();
+    await service.post('/sandbox/clock/advance', { seconds: 61 }, { token: other.token });
+    await page.locator('[data-final="EXPIRED"]').waitFor({ timeout: 10_000 });
+    expect(await page.getByRole('heading', { level: 1 }).textContent({ timeout: 2_000 })).toBe('Pagamento expirado');
+    await shot(page, 'expired');
+    await page.close();
+  });
+
+  it('the card form rejects a bad Luhn before submitting, in English with ?lang=en', async () => {
+    const created = await generate(service, merchant, { method: 'CREDITCARD' });
+    const page = await open(`${created.checkout_url}?lang=en`);
+    const cardRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/card')) cardRequests.push(request.url());
+    });
+    await page.getByLabel('Full name').fill('Maria Silva');
+    await page.getByLabel('E-mail').fill('maria@example.com');
+    await page.getByLabel('CPF (Brazilian tax id)').fill('529.982.247-25');
+    await page.getByLabel('Card number').fill('4111 1111 1111 1112');
+    await page.getByLabel('Expiry (MM/YY)').fill('12/35');
+    await page.getByLabel('CVV').fill('123');
+    await page.getByLabel('Name on card').fill('MARIA SILVA');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator('#form-errors').textContent()).toContain('Invalid card number');
+    expect(await page.getByLabel('Card number').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('number');
+    await shot(page, 'card-bad-luhn');
+    expect(cardRequests).toEqual([]);
+    await page.close();
+  });
+
+  it('loaded everything without a CSP or integrity violation', () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
