@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { formatAmount } from '../lib/money';
+import { CHALLENGE_PASS_CODE } from './directory-server';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A challenge page: its HTML and the Content-Security-Policy it must be sent with. */
+export interface ChallengePage {
+  readonly html: string;
+  readonly contentSecurityPolicy: string;
+}
+
+/**
+ * The simulated issuer's challenge page (`GET /3ds/challenges/<id>`), shown by the library in an
+ * iframe over the merchant's page. It asks for the one-time code, sends it to its own origin, and
+ * reports the result to the merchant's page by postMessage addressed to that page's origin only (the
+ * origin recorded when the authentication started), so no other page can read it.
+ *
+ * The page is the one part of Colibri that may be framed, and only by the page that started the
+ * authentication: its CSP names that origin in `frame-ancestors` (the global policy forbids
+ * framing). Scripts and styles run under a per-response nonce; nothing else loads.
+ * @example const page = await renderChallengePage(ctx, id); reply.header('content-security-policy', page.contentSecurityPolicy).send(page.html);
+ */
+export async function renderChallengePage(ctx: AppContext, id: string): Promise<ChallengePage> {
+  if (!UUID.test(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
+  const row = await ctx.db
+    .selectFrom('three_ds_authentications as a')
+    .innerJoin('cards as c', 'c.id', 'a.card_id')
+    .innerJoin('merchants as m', 'm.id', 'a.merchant_id')
+    .select(['a.id', 'a.status', 'a.merchant_origin', 'a.amount_minor', 'a.dstrans_id', 'c.masked_number', 'm.name as merchant_name'])
+    .where('a.id', '=', id)
+    .executeTakeFirst();
+  if (!row || row.dstrans_id === null) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
+
+  const nonce = randomBytes(16).toString('base64');
+  const pending = row.status === 'CHALLENGE_PENDING';
+  // The merchant origin was checked to be a plain scheme://host[:port] when it was stored, so it is
+  // safe in a CSP header; in the script it is embedded as JSON, with `<` escaped.
+  const ancestor = row.merchant_origin ?? "'self'";
+  const config = JSON.stringify({ id: row.id, targetOrigin: row.merchant_origin }).replace(/</g, '\\u003c');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Card authentication</title>
+<style nonce="${nonce}">
+  body { font: 15px/1.4 system-ui, sans-serif; margin: 0; padding: 28px 24px; color: #1d2433; }
+  h1 { font-size: 18px; margin: 0 0 4px; }
+  .bank { color: #5b6475; font-size: 13px; margin-bottom: 18px; }
+  dl { display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; margin: 0 0 18px; font-size: 14px; }
+  dt { color: #5b6475; }
+  dd { margin: 0; }
+  label { display: block; font-weight: 600; margin-bottom: 6px; }
+  input { font-size: 20px; letter-spacing: 4px; width: 100%; box-sizing: border-box; padding: 8px 10px; border: 1px solid #b8c0cc; border-radius: 6px; }
+  button { margin-top: 14px; width: 100%; padding: 10px; font-size: 16px; border: 0; border-radius: 6px; background: #0b6bcb; color: #fff; cursor: pointer; }
+  .hint { color: #5b6475; font-size: 12px; margin-top: 10px; }
+  .result { font-weight: 600; margin-top: 16px; }
+</style>
+</head>
+<body>
+<h1>Confirm your purchase</h1>
+<div class="bank">Colibri sandbox issuer · 3-D Secure 2</div>
+<dl>
+  <dt>Merchant</dt><dd>${escapeHtml(row.merchant_name)}</dd>
+  <dt>Amount</dt><dd>BRL ${formatAmount(row.amount_minor, 2)}</dd>
+  <dt>Card</dt><dd>${escapeHtml(row.masked_number)}</dd>
+</dl>
+${
+  pending
+    ? `<form id="challenge" autocomplete="off">
+  <label for="code">Code sent to your phone</label>
+  <input id="code" name="code" inputmode="numeric" maxlength="8" autofocus required>
+  <button type="submit">Confirm</button>
+  <div class="hint">Sandbox: the code ${CHALLENGE_PASS_CODE} passes; any other code fails.</div>
+</form>`
+    : '<p class="result">This authentication was already answered.</p>'
+}
+<p class="result" id="result" role="status"></p>
+<script nonce="${nonce}">
+(function () {
+  var config = ${config};
+  var form = document.getElementById('challenge');
+  var result = document.getElementById('result');
+  function report(message) {
+    message.type = 'colibri:3ds-challenge';
+    message.id = config.id;
+    // Addressed to the merchant page that started the authentication, and to no other origin.
+    window.parent.postMessage(message, config.targetOrigin || window.location.origin);
+  }
+  if (!form) return;
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var button = form.querySelector('button');
+    button.disabled = true;
+    fetch(window.location.pathname, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: document.getElementById('code').value }),
+      credentials: 'omit'
+    })
+      .then(function (response) { return response.json().then(function (body) { return { ok: response.ok, body: body }; }); })
+      .then(function (answer) {
+        form.hidden = true;
+        if (!answer.ok) { result.textContent = 'The authentication could not be completed.'; report({ status: 'ERROR' }); return; }
+        result.textContent = answer.body.status === 'SUCCESS' ? 'Authenticated. Returning to the store…' : 'The code is not correct. Authentication failed.';
+        report({ status: answer.body.status, paymentToken: answer.body.paymentToken });
+      })
+      .catch(function () { result.textContent = 'The authentication could not be completed.'; report({ status: 'ERROR' }); });
+  });
+})();
+</script>
+</body>
+</html>
+`;
+  return {
+    html,
+    contentSecurityPolicy: [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src 'nonce-${nonce}'`,
+      "connect-src 'self'",
+      "form-action 'self'",
+      "base-uri 'none'",
+      `frame-ancestors ${ancestor}`,
+    ].join('; '),
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

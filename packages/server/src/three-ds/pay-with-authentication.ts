@@ -1,0 +1,82 @@
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { formatAmount } from '../lib/money';
+import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
+import type { ThreeDsPaymentInput } from './schemas';
+import { AUTHENTICATION_TTL_MS, canMove } from './states';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `POST /checkout/3ds/payment`: pays with a successful 3DS authentication. Phases:
+ * 1. claim: lock the merchant's authentication and check, in this fixed order, that it exists for
+ *    this merchant, that the paymentToken is the one it issued, that it is finished, that it
+ *    succeeded, that it has not paid yet and that it is at most an hour old; then mark it USED in
+ *    the same transaction, so of two racing requests exactly one proceeds;
+ * 2. pay: hand the payment to `sendPayment` as the merchant would, with the authenticated card, the
+ *    authentication's amount and references, the 3DS data (ECI, CAVV, version, directory-server
+ *    transaction id) and the reserved payment token; it is priced, stored and processed like any
+ *    sendPayment (the CAVV travels in the processing job only);
+ * 3. forget the CAVV. If sendPayment refuses, the claim is undone so nothing is lost.
+ * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken });
+ */
+export async function payWithAuthentication(ctx: AppContext, merchantId: string, input: ThreeDsPaymentInput): Promise<SendPaymentResult> {
+  if (!UUID.test(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
+  const now = await merchantNow(ctx.db, merchantId);
+  const claimed = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('three_ds_authentications')
+      .selectAll()
+      .where('id', '=', input.id)
+      .where('merchant_id', '=', merchantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw new ApiError('THREE_DS_NOT_FOUND');
+    if (row.payment_token !== input.paymentToken.toLowerCase()) throw new ApiError('THREE_DS_TOKEN_MISMATCH');
+    if (row.status === 'CHALLENGE_PENDING') throw new ApiError('THREE_DS_PENDING');
+    if (row.status === 'USED') throw new ApiError('THREE_DS_ALREADY_USED');
+    if (!canMove(row.status, 'USED')) throw new ApiError('THREE_DS_NOT_AUTHENTICATED');
+    if (row.authenticated_at && now.getTime() - row.authenticated_at.getTime() > AUTHENTICATION_TTL_MS) throw new ApiError('THREE_DS_EXPIRED');
+    await trx.updateTable('three_ds_authentications').set({ status: 'USED', used_at: now, updated_at: now }).where('id', '=', row.id).execute();
+    return row;
+  });
+  if (!claimed.person_id || !claimed.card_id || !claimed.cavv_ciphertext || !claimed.cavv_key_id || !claimed.eci || !claimed.version || !claimed.dstrans_id) {
+    throw new Error(`invariant: authenticated 3DS authentication ${claimed.id} lacks its card or authentication value`);
+  }
+
+  const merchant = await ctx.db.selectFrom('merchants').select('contract_id').where('id', '=', merchantId).executeTakeFirstOrThrow();
+  let result: SendPaymentResult;
+  try {
+    result = await sendPayment(
+      ctx,
+      merchantId,
+      {
+        contract_id: merchant.contract_id,
+        reference_id: claimed.reference_id,
+        notification_url: claimed.notification_url,
+        public_person_id: claimed.person_id,
+        public_card_id: claimed.card_id,
+        payment: {
+          amount: formatAmount(claimed.amount_minor, 2),
+          method: claimed.method === 'DEBITCARD' ? 'DEBITCARD' : 'CREDITCARD',
+          asset: claimed.currency,
+          installments: claimed.installments,
+        },
+        authentication: {
+          cavv: ctx.cardCipher.decrypt(claimed.cavv_key_id, claimed.cavv_ciphertext),
+          eci: claimed.eci,
+          version: claimed.version,
+          dstrans_id: claimed.dstrans_id,
+        },
+      },
+      { paymentToken: claimed.payment_token },
+    );
+  } catch (error) {
+    await ctx.db.updateTable('three_ds_authentications').set({ status: 'AUTHENTICATED', used_at: null }).where('id', '=', claimed.id).where('status', '=', 'USED').execute();
+    throw error;
+  }
+  // The CAVV is a one-time cryptogram: once it is in the processing job it is not kept here.
+  await ctx.db.updateTable('three_ds_authentications').set({ cavv_ciphertext: null, cavv_key_id: null }).where('id', '=', claimed.id).execute();
+  return result;
+}

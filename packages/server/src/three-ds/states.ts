@@ -1,0 +1,39 @@
+/**
+ * The statuses of a 3DS authentication and their moves, as data (docs/3ds.md). Outcomes known at
+ * once (AUTHENTICATED, UNENROLLED, NOT_ALLOWED, ERROR) are stored directly; a challenge waits in
+ * CHALLENGE_PENDING for the customer's one answer; an AUTHENTICATED authentication pays once (USED).
+ */
+export const THREE_DS_STATUSES = ['CHALLENGE_PENDING', 'AUTHENTICATED', 'CHALLENGE_FAILED', 'UNENROLLED', 'NOT_ALLOWED', 'ERROR', 'USED'] as const;
+export type ThreeDsStatus = (typeof THREE_DS_STATUSES)[number];
+
+const TRANSITIONS: Readonly<Record<ThreeDsStatus, readonly ThreeDsStatus[]>> = {
+  CHALLENGE_PENDING: ['AUTHENTICATED', 'CHALLENGE_FAILED'],
+  AUTHENTICATED: ['USED'],
+  CHALLENGE_FAILED: [],
+  UNENROLLED: [],
+  NOT_ALLOWED: [],
+  ERROR: [],
+  USED: [],
+};
+
+/** @example canMove('CHALLENGE_PENDING', 'AUTHENTICATED') // true */
+export function canMove(from: string, to: ThreeDsStatus): boolean {
+  return (TRANSITIONS[from as ThreeDsStatus] ?? []).includes(to);
+}
+
+/** What the library reports for a status (its events: onSuccess, onUnenrolled, onFailure, onError). */
+export const LIBRARY_STATUS: Readonly<Record<ThreeDsStatus, 'SUCCESS' | 'CHALLENGE' | 'UNENROLLED' | 'FAILURE' | 'ERROR'>> = {
+  CHALLENGE_PENDING: 'CHALLENGE',
+  AUTHENTICATED: 'SUCCESS',
+  // The spec's onUnenrolled: "the card allows authentication but customer authentication did not succeed".
+  CHALLENGE_FAILED: 'UNENROLLED',
+  UNENROLLED: 'UNENROLLED',
+  // The spec's onFailure: "the card does not allow authentication".
+  NOT_ALLOWED: 'FAILURE',
+  ERROR: 'ERROR',
+  USED: 'SUCCESS',
+};
+
+/** How long a challenge waits for its answer, and how long an authentication can pay. */
+export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+export const AUTHENTICATION_TTL_MS = 60 * 60 * 1000;

@@ -1,0 +1,34 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types of the 3DS domain (migration 0008-three-ds); merged into db/schema.ts's Database. */
+export interface ThreeDsAuthenticationsTable {
+  id: Generated<string>;
+  merchant_id: string;
+  payment_token: string;
+  status: string;
+  env: string;
+  merchant_origin: string | null;
+  reference_id: string;
+  notification_url: string;
+  method: string;
+  installments: number;
+  amount_minor: bigint;
+  currency: string;
+  person_id: string | null;
+  card_id: string | null;
+  eci: string | null;
+  version: string | null;
+  dstrans_id: string | null;
+  cavv_ciphertext: string | null;
+  cavv_key_id: string | null;
+  error_code: string | null;
+  error_description: string | null;
+  created_at: ColumnType<Date, Date, never>;
+  updated_at: Date;
+  authenticated_at: Date | null;
+  used_at: Date | null;
+}
+
+export interface ThreeDsTables {
+  three_ds_authentications: ThreeDsAuthenticationsTable;
+}
