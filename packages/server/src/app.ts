@@ -27,6 +27,7 @@ import type { Background } from './jobs/background';
 import { registerSandboxRoutes } from './sandbox/routes';
 import { registerSubscriptionRoutes } from './subscriptions/routes';
 import { registerVaultRoutes } from './vault/routes';
+import { registerWebhookRoutes } from './webhooks/routes';
 import { registerThreeDsRoutes } from './three-ds/routes';
 
 export interface BuildAppOptions {
@@ -119,6 +120,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerSubscriptionRoutes(app, ctx);
   registerThreeDsRoutes(app, ctx);
   registerReportRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

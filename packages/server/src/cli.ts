@@ -4,6 +4,7 @@ import { migrateToLatest } from './db/migrate';
 import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
 import { openConfiguredDatabase, VERSION } from './runtime';
+import { work } from './worker';
 
 /** The `colibri` command line. */
 export function buildCli(): Command {
@@ -13,6 +14,11 @@ export function buildCli(): Command {
     .command('serve')
     .description('run the HTTP service (and its workers) on the configured database')
     .action(async () => serve(loadConfig()));
+
+  program
+    .command('worker')
+    .description('run only the background workers (jobs, callbacks, sweeps) on the configured database')
+    .action(async () => work(loadConfig()));
 
   program
     .command('migrate')

@@ -13,6 +13,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Hosts that callbacks may reach even though they resolve to loopback or private addresses. */
   readonly callbackAllowHosts: readonly string[];
+  /** Callback delivery: timeout, retry schedule and concurrency (docs/callbacks.md). */
+  readonly callbacks: CallbackSettings;
   /** Simulated processor latency in sandbox mode. */
   readonly sandboxDelayMs: number;
   /** 32-byte master key (base64) for card encryption; generated into `dataDir` in sandbox when absent. */
@@ -26,6 +28,20 @@ export interface Config {
   readonly authRateLimitPerIp: number;
   readonly authRateLimitPerKey: number;
 }
+
+export interface CallbackSettings {
+  /** One attempt's limit: connect, send, answer and body. */
+  readonly timeoutMs: number;
+  /** The first retry's delay; each further retry doubles it, up to one hour. */
+  readonly retryBaseMs: number;
+  /** How long a failing callback is retried before it is marked failed. */
+  readonly retryWindowMs: number;
+  /** Callbacks one worker process has in flight at once. */
+  readonly concurrency: number;
+}
+
+/** The contract's promise: callbacks are retried for at least 72 hours. */
+const CALLBACK_RETRY_WINDOW_MS = 72 * 3_600_000;
 
 export class ConfigError extends Error {}
 
@@ -52,6 +68,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const masterKey = env.COLIBRI_MASTER_KEY || undefined;
   if (mode === 'live' && masterKey === undefined) throw new ConfigError('COLIBRI_MASTER_KEY is required in live mode');
+  // A shorter retry window exists for tests; live merchants are promised 72 hours.
+  const retryWindowMs = integer(env, 'COLIBRI_CALLBACK_RETRY_WINDOW_MS', CALLBACK_RETRY_WINDOW_MS, 1, 30 * 86_400_000);
+  if (mode === 'live' && retryWindowMs < CALLBACK_RETRY_WINDOW_MS) throw new ConfigError('COLIBRI_CALLBACK_RETRY_WINDOW_MS must be at least 259200000 (72 hours) in live mode');
   return {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -63,6 +82,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== ''),
+    callbacks: {
+      timeoutMs: integer(env, 'COLIBRI_CALLBACK_TIMEOUT_MS', 15_000, 100, 15_000),
+      retryBaseMs: integer(env, 'COLIBRI_CALLBACK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+      retryWindowMs,
+      concurrency: integer(env, 'COLIBRI_CALLBACK_CONCURRENCY', 128, 1, 1_000),
+    },
     sandboxDelayMs: integer(env, 'COLIBRI_SANDBOX_DELAY_MS', 200, 0, 60_000),
     masterKey,
     logLevel: env.LOG_LEVEL || 'info',

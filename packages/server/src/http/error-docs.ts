@@ -31,7 +31,7 @@ export function renderErrorCatalogue(): string {
     '- `refresh_token` is present when the request carried a valid token.',
     '- `401` answers carry only `timestamp`, `status`, `error`, `message` (`Access Denied`) and `path`, as the spec shows.',
     '- The report endpoints answer `401` with `{"message": "Invalid or expired token", "code": 0, "details": {}}`.',
-    '- Codes are `NN.NN.NNNN`: area (00 shared, 01 refunds, 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS), family, rule.',
+    '- Codes are `NN.NN.NNNN`: area (00 shared, 01 refunds, 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks), family, rule.',
     '',
     '| Code | HTTP | Name | Description |',
     '| --- | --- | --- | --- |',

@@ -4,7 +4,7 @@
  * (`npm run docs:errors`) and a test fails when the two differ.
  *
  * Codes follow the spec's `NN.NN.NNNN` form. The first pair names the area (00 shared, 01 refunds,
- * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS), the second the family, and the last
+ * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks), the second the family, and the last
  * four the rule. The spec's own codes keep their numbers.
  */
 export interface ErrorDefinition {
@@ -196,6 +196,7 @@ export const ERRORS = define({
   REPORT_ARITHMETIC: { code: '05.01.0016', status: 400, description: 'arithmetic_operator: combines only numbers with numbers, or amounts of the same currency, and needs a next column.' },
   REPORT_WRAP: { code: '05.01.0017', status: 400, description: 'wrap: DAY, MONTH and YEAR apply to date fields only.' },
   REPORT_ID_MISMATCH: { code: '05.01.0018', status: 400, description: 'id: differs from the report id of the path.' },
+  REPORT_MASKED_FIELD: { code: '05.01.0019', status: 400, description: 'A masked field (tax_id, account_number) can be shown or counted, but not filtered, grouped or ordered by.' },
   // 05.02 — a saved report's state
   REPORT_DISABLED: { code: '05.02.0001', status: 422, description: 'The report is disabled (enable: false); enable it to export it.' },
   REPORT_DEFINITION_OUTDATED: { code: '05.02.0002', status: 422, description: 'The stored definition no longer passes the field catalogue; update the report to export it.' },
@@ -216,6 +217,12 @@ export const ERRORS = define({
   THREE_DS_NOT_AUTHENTICATED: { code: '06.03.0004', status: 422, description: 'The authentication did not succeed (unenrolled, not allowed, error or failed challenge); it cannot pay.' },
   THREE_DS_ALREADY_USED: { code: '06.03.0005', status: 409, description: 'The authentication already paid; each authentication pays once.' },
   THREE_DS_EXPIRED: { code: '06.03.0006', status: 422, description: 'The authentication is older than 1 hour; authenticate the card again.' },
+
+  // 07 — callbacks (docs/callbacks.md). 07.01: the event log, GET /webhooks/events and its retry.
+  WEBHOOK_EVENT_NOT_FOUND: { code: '07.01.0001', status: 404, description: 'id: no event of this merchant has this id (another merchant\'s is not found either).' },
+  WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event has no notification URL, so there is no callback to deliver again.' },
+  WEBHOOK_CURSOR_INVALID: { code: '07.01.0003', status: 400, description: 'cursor: is not a next_cursor returned by GET /webhooks/events.' },
+  WEBHOOK_DATE_RANGE_INVALID: { code: '07.01.0004', status: 400, description: 'created_from: must not be later than created_to.' },
 });
 
 export type ErrorKey = keyof typeof ERRORS;

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
+import { DeliveryWorker } from '../webhooks/delivery-worker';
 import { JobWorker, type WorkerOptions } from './queue';
 import { jobHandlers, periodicTasks } from './registry';
 
@@ -14,8 +15,17 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
     ...options,
     onError: (error, job) => logger.warn({ err: error, job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job failed'),
   });
-  const unsubscribe = ctx.workerSignal.subscribe(() => worker.poke());
+  // Callbacks have a worker of their own: an attempt may take 15 s, which must not hold up jobs.
+  const deliveries = new DeliveryWorker(ctx, {
+    pollMs: options.pollMs,
+    onError: (error, context) => logger.warn({ err: error, context }, 'callback worker error'),
+  });
+  const unsubscribe = ctx.workerSignal.subscribe(() => {
+    worker.poke();
+    deliveries.poke();
+  });
   worker.start();
+  deliveries.start();
   const tasks = [
     ...periodicTasks(ctx),
     { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },
@@ -36,6 +46,7 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
   });
   return {
     worker,
+    deliveries,
     /** Runs every periodic task once now (sandbox clock moves and tests use it). */
     async sweep(): Promise<void> {
       for (const task of tasks) await task.run();
@@ -43,7 +54,7 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
     async stop(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
       unsubscribe();
-      await worker.stop();
+      await Promise.all([worker.stop(), deliveries.stop()]);
     },
   };
 }

@@ -5,6 +5,7 @@ import { processPaymentHandler } from '../payments/process-payment';
 import { settleRefundHandler } from '../refunds/settle-refund';
 import { payoutJobHandlers } from '../payouts/process-payout';
 import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from '../subscriptions/sweep';
+import { secureSigningSecrets } from '../webhooks/signing-secrets';
 import type { JobHandler } from './queue';
 
 /**
@@ -28,5 +29,7 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     // Checkout expiries and card outcomes reach sessions nobody is looking at (checkout/sweep-checkouts.ts).
     { name: 'checkout-sweep', everyMs: 2_000, run: async () => void (await sweepCheckouts(ctx)) },
     // Due subscription periods, due attempts and retries, and settled attempts (subscriptions/sweep.ts).
-    { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) }];
+    { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) },
+    // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
+    { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.cardCipher)) }];
 }

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Agent } from 'undici';
+import type { AppContext } from '../context';
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from './backoff';
+import { claimDeliveries, refreshStatistics, releaseDeadLeases, type ClaimedDelivery } from './claim';
+import { deliver, type DeliverDeps } from './deliver';
+import { createOutboundGuard } from './outbound-guard';
+import { createCallbackAgent } from './post-callback';
+import { recordAttempts, type AttemptResult } from './record';
+
+export interface DeliveryWorkerOptions {
+  /** Idle poll interval; `poke()` wakes the worker at once. */
+  pollMs?: number;
+  onError?: (error: unknown, context: string) => void;
+}
+
+/** Results written per statement at most. */
+const MAX_RECORD_BATCH = 500;
+/**
+ * How long a result waits for others to share its statement. Slots are freed when the receiver
+ * answers, not when the result is written, so the wait costs no throughput; it only holds the
+ * delivery's lease a few milliseconds longer, and it saves one statement per callback when callbacks
+ * trickle in (on PGlite, whose one connection every statement holds, that is most of the cost).
+ */
+const RECORD_LINGER_MS = 5;
+/** The shortest time between two claims of one worker (see the loop). */
+const MIN_CLAIM_INTERVAL_MS = 10;
+/**
+ * How much longer than an attempt's timeout a lease lasts, for recording its result: 5 s, or the
+ * timeout itself when that is shorter (tests run with short timeouts and should not wait 5 s for a
+ * dead worker's lease).
+ */
+const LEASE_MARGIN_MS = 5_000;
+/** On PGlite: statistics are refreshed after this many claims, at most once per interval. */
+const ANALYZE_AFTER_CLAIMS = 1_000;
+const ANALYZE_INTERVAL_MS = 10_000;
+
+/** The workers running in this process; on PGlite, every other lease is a dead process's. */
+const LIVE_WORKERS = new Set<string>();
+
+/**
+ * The callback worker of one process. It keeps up to `concurrency` attempts in flight: it claims as
+ * many due deliveries as it has free slots (claim.ts), makes each attempt (deliver.ts), and records
+ * finished attempts together in one statement per round (record.ts), so a busy worker spends a
+ * handful of statements on hundreds of callbacks. A slot is freed when the receiver has answered;
+ * the delivery stays leased until its result is written, so no other worker takes it meanwhile.
+ *
+ * It runs beside the job worker (jobs/background.ts) rather than as jobs in it: an attempt may
+ * take 15 seconds, and the job worker runs a batch to its end before claiming the next one, so a
+ * slow merchant would hold up payment processing.
+ * @example
+ * const worker = new DeliveryWorker(ctx, { pollMs: 250 });
+ * worker.start();
+ * await worker.stop();
+ */
+export class DeliveryWorker {
+  readonly id = `deliveries-${randomUUID()}`;
+  private readonly deps: DeliverDeps;
+  private readonly agent: Agent;
+  private readonly concurrency: number;
+  private readonly claimBatch: number;
+  private readonly leaseMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private waitingForSlot = false;
+  private poked = false;
+  private pending: { result: AttemptResult; done: () => void }[] = [];
+  private claimsSinceAnalyze = 0;
+  private claimedAt = 0;
+  private analyzedAt = 0;
+  private flushing: Promise<void> | null = null;
+  private stopping: Promise<void> | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: DeliveryWorkerOptions = {},
+  ) {
+    const settings = ctx.config.callbacks;
+    const guard = createOutboundGuard(ctx.config.callbackAllowHosts);
+    this.agent = createCallbackAgent(guard, settings.timeoutMs);
+    const schedule: RetrySchedule = {
+      ...DEFAULT_RETRY_SCHEDULE,
+      baseMs: settings.retryBaseMs,
+      capMs: Math.max(settings.retryBaseMs, DEFAULT_RETRY_SCHEDULE.capMs),
+      windowMs: settings.retryWindowMs,
+    };
+    this.deps = { ctx, agent: this.agent, guard, schedule, timeoutMs: settings.timeoutMs, userAgent: `Colibri-Webhooks/${ctx.version}`, adopting: new Map() };
+    this.concurrency = settings.concurrency;
+    this.claimBatch = Math.max(1, Math.floor(settings.concurrency / 4));
+    this.leaseMs = settings.timeoutMs + Math.min(LEASE_MARGIN_MS, settings.timeoutMs);
+  }
+
+  start(): void {
+    if (this.stopping) throw new Error('a stopped DeliveryWorker does not start again; make a new one');
+    if (this.running) return;
+    this.running = true;
+    LIVE_WORKERS.add(this.id);
+    this.loop = this.run();
+  }
+
+  /**
+   * Stops claiming, lets the attempts in flight finish (each within its timeout), records them and
+   * closes the connections. Calling it again waits for the same stop.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.running = false;
+    this.poke();
+    await this.loop;
+    await Promise.all(this.inFlight);
+    while (this.flushing) await this.flushing;
+    LIVE_WORKERS.delete(this.id);
+    await this.agent.close();
+  }
+
+  /**
+   * Wakes the worker now (after a commit that recorded events). A poke that comes while the worker
+   * is busy claiming is kept for its next wait, so an event committed during a claim is not left
+   * for the next poll.
+   */
+  poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    if (wake) wake();
+    else this.poked = true;
+  }
+
+  private async run(): Promise<void> {
+    // PGlite is held by one process at a time, so a lease that no worker of this process holds is a
+    // dead process's.
+    if (this.ctx.engine === 'pglite') {
+      await releaseDeadLeases(this.ctx.db, [...LIVE_WORKERS]).catch((error: unknown) => this.options.onError?.(error, 'release leases'));
+      this.claimsSinceAnalyze = ANALYZE_AFTER_CLAIMS;
+    }
+    while (this.running) {
+      await this.keepStatistics();
+      // Commits that record events wake the worker one by one; at hundreds a second, claiming for
+      // each would spend a statement per callback. Claims are spaced instead, so wake-ups within a
+      // few milliseconds share one claim.
+      const sinceLastClaim = Date.now() - this.claimedAt;
+      if (sinceLastClaim < MIN_CLAIM_INTERVAL_MS) await sleep(MIN_CLAIM_INTERVAL_MS - sinceLastClaim);
+      const free = this.concurrency - this.inFlight.size;
+      let claimed: ClaimedDelivery[] = [];
+      if (free > 0) {
+        this.claimedAt = Date.now();
+        try {
+          claimed = await claimDeliveries(this.ctx.db, this.id, free, this.leaseMs);
+        } catch (error) {
+          this.options.onError?.(error, 'claim');
+          await sleep(1000);
+          continue;
+        }
+        for (const delivery of claimed) this.begin(delivery);
+        this.claimsSinceAnalyze += claimed.length;
+      }
+      if (!this.running) break;
+      // A full claim means more may be due: claim again once a quarter of the slots is free (one
+      // claim per freed slot would cost a statement per callback). A short claim means the queue is
+      // drained: sleep until poked, or until the next poll finds retries that have come due.
+      await this.idle(free === 0 || claimed.length === free);
+    }
+  }
+
+  /** PGlite has no autovacuum: analyse the delivery tables as it would, once enough has changed. */
+  private async keepStatistics(): Promise<void> {
+    if (this.ctx.engine !== 'pglite' || this.claimsSinceAnalyze < ANALYZE_AFTER_CLAIMS || Date.now() - this.analyzedAt < ANALYZE_INTERVAL_MS) return;
+    this.claimsSinceAnalyze = 0;
+    this.analyzedAt = Date.now();
+    await refreshStatistics(this.ctx.db).catch((error: unknown) => this.options.onError?.(error, 'analyze'));
+  }
+
+  private idle(untilSlotFrees: boolean): Promise<void> {
+    if (this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.poke(), this.options.pollMs ?? 250);
+      this.waitingForSlot = untilSlotFrees;
+      this.wake = () => {
+        clearTimeout(timer);
+        this.waitingForSlot = false;
+        resolve();
+      };
+    });
+  }
+
+  private begin(delivery: ClaimedDelivery): void {
+    const attempt = deliver(this.deps, delivery)
+      .then(async (result) => {
+        const recorded = this.record(result);
+        // The slot is free once the answer is in, unless results are waiting to be written faster
+        // than they can be: then it waits for its own, which bounds what a crash could leave unrecorded.
+        if (this.pending.length > this.concurrency) await recorded;
+      })
+      .catch((error: unknown) => this.options.onError?.(error, 'attempt'))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        if (this.waitingForSlot && this.concurrency - this.inFlight.size >= this.claimBatch) this.poke();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  /** Queues a result for the next recording round and resolves once it is written. */
+  private record(result: AttemptResult): Promise<void> {
+    return new Promise<void>((done) => {
+      this.pending.push({ result, done });
+      this.flushing ??= sleep(RECORD_LINGER_MS).then(() => this.flush());
+    });
+  }
+
+  /**
+   * Writes queued results, one statement per round, until none are left. Results that arrive while
+   * a round is being written wait for the next one, so under load rounds grow and statements stay few.
+   * A failed write is logged and dropped: those deliveries' leases run out and they are attempted
+   * again, which keeps delivery at least once.
+   */
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const round = this.pending.splice(0, MAX_RECORD_BATCH);
+      try {
+        await recordAttempts(
+          this.ctx.db,
+          this.id,
+          this.deps.schedule.windowMs,
+          round.map((p) => p.result),
+        );
+      } catch (error) {
+        this.options.onError?.(error, 'record');
+      }
+      for (const p of round) p.done();
+    }
+    this.flushing = null;
+  }
+}
