@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { refreshToken } from '../auth/refresh-token';
 import type { AppContext } from '../context';
 import { toJsonNumber } from '../lib/money';
-import { exponentOf } from './payment-record';
+import { exponentOf, type PaymentRow } from './payment-record';
 import type { SendPaymentResult } from './send-payment';
 
 /**
@@ -11,14 +11,8 @@ import type { SendPaymentResult } from './send-payment';
  * field for field the same.
  * @example return paymentResponse(ctx, request, await sendPayment(ctx, merchantId, body));
  */
-export async function paymentResponse(ctx: AppContext, request: FastifyRequest, { payment, cardStatus }: SendPaymentResult) {
+export async function paymentResponse(ctx: AppContext, request: FastifyRequest, { payment, cardStatus, customerFees }: SendPaymentResult) {
   const exponent = exponentOf(payment.currency);
-  const fees = await ctx.db
-    .selectFrom('payment_fees')
-    .select(['fee_type', 'amount_minor'])
-    .where('payment_token', '=', payment.payment_token)
-    .where('payer', '=', 'CUSTOMER')
-    .execute();
   return {
     payment_token: payment.payment_token,
     refresh_token: await refreshToken(ctx, request),
@@ -26,14 +20,23 @@ export async function paymentResponse(ctx: AppContext, request: FastifyRequest, 
     public_person_id: payment.person_id ?? '',
     public_card_id: payment.card_id ?? '',
     public_card_status: cardStatus,
-    totals: {
-      amount: toJsonNumber(payment.amount_minor, exponent),
-      asset: payment.currency,
-      original_amount: toJsonNumber(payment.original_amount_minor, exponentOf(payment.original_currency)),
-      original_asset: payment.original_currency,
-      customer_fees: toJsonNumber(payment.customer_fees_minor, exponent),
-      customer_amount: toJsonNumber(payment.amount_minor + payment.customer_fees_minor, exponent),
-    },
-    customer_fees: Object.fromEntries(fees.map((f) => [f.fee_type, toJsonNumber(f.amount_minor, exponent)])),
+    totals: paymentTotals(payment),
+    customer_fees: Object.fromEntries(customerFees.map((f) => [f.type, toJsonNumber(f.amountMinor, exponent)])),
+  };
+}
+
+/**
+ * The spec's Totals object of a payment (sendPayment, 3DS payments and subscription charges answer it).
+ * @example const totals = paymentTotals(payment);
+ */
+export function paymentTotals(payment: PaymentRow) {
+  const exponent = exponentOf(payment.currency);
+  return {
+    amount: toJsonNumber(payment.amount_minor, exponent),
+    asset: payment.currency,
+    original_amount: toJsonNumber(payment.original_amount_minor, exponentOf(payment.original_currency)),
+    original_asset: payment.original_currency,
+    customer_fees: toJsonNumber(payment.customer_fees_minor, exponent),
+    customer_amount: toJsonNumber(payment.amount_minor + payment.customer_fees_minor, exponent),
   };
 }

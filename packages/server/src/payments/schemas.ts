@@ -34,7 +34,8 @@ export const SendPaymentBody = Type.Object({
 });
 export type SendPaymentInput = Static<typeof SendPaymentBody>;
 
-const Totals = Type.Object({
+/** The spec's Totals object (payments and subscription charges). */
+export const Totals = Type.Object({
   amount: Type.Number({ description: 'amount in BRL' }),
   asset: Type.String(),
   original_amount: Type.Number(),

@@ -164,22 +164,6 @@ export function announceCharge(trx: Db, subscription: SubscriptionRow, charge: C
 }
 
 /**
- * The spec's Totals object of a charge's payment, as sendPayment answers it.
- * @example const totals = paymentTotals(payment);
- */
-export function paymentTotals(payment: PaymentRow) {
-  const exponent = exponentOf(payment.currency);
-  return {
-    amount: toJsonNumber(payment.amount_minor, exponent),
-    asset: payment.currency,
-    original_amount: toJsonNumber(payment.original_amount_minor, exponentOf(payment.original_currency)),
-    original_asset: payment.original_currency,
-    customer_fees: toJsonNumber(payment.customer_fees_minor, exponent),
-    customer_amount: toJsonNumber(payment.amount_minor + payment.customer_fees_minor, exponent),
-  };
-}
-
-/**
  * A charge as GET /subscriptions/<id>/charges lists it.
  * @example presentCharge(charge, 'PAID')
  */

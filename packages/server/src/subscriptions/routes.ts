@@ -2,7 +2,7 @@ import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { errorResponses } from '../http/schema-kit';
 import { cancelSubscription } from './cancel-subscription';
-import { paymentTotals } from './charge-record';
+import { paymentTotals } from '../payments/payment-response';
 import { createCharge } from './create-charge';
 import { createSubscription } from './create-subscription';
 import { getSubscription } from './get-subscription';

@@ -1,3 +1,4 @@
+import { Totals } from '../payments/schemas';
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../http/schema-kit';
 import { CHARGE_STATUSES, SUBSCRIPTION_INTERVALS, SUBSCRIPTION_STATUSES } from './states';
@@ -58,15 +59,6 @@ export type PageQueryInput = Static<typeof PageQuery>;
 export const ChargePageQuery = Type.Object({
   page: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
   size: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 }),
-});
-
-const Totals = Type.Object({
-  amount: Type.Number({ description: 'amount in BRL' }),
-  asset: Type.String(),
-  original_amount: Type.Number(),
-  original_asset: Type.String(),
-  customer_fees: Type.Number(),
-  customer_amount: Type.Number(),
 });
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
