@@ -50,7 +50,9 @@ export async function startHelloWorld(port: number): Promise<Started> {
 
 export async function startColibri(port: number, env: Record<string, string>): Promise<Started & { adminToken: string }> {
   const adminToken = `adm_bench_${Date.now()}`;
-  const child = spawn(process.execPath, [join(ROOT, 'packages/server/bin/colibri.js'), 'serve'], {
+  // BENCH_NODE_ARGS passes flags to the service's node, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'packages/server/bin/colibri.js'), 'serve'], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { expect, it } from 'vitest';
+import { Authenticator, USER_CACHE_TTL_MS } from '../src/auth/authenticate';
 import { hashSecret } from '../src/auth/secrets';
 import { TOKEN_TTL_SECONDS } from '../src/auth/tokens';
 import { describeEachEngine, ERROR_TIMESTAMP, type ApiResponse } from './harness';
@@ -61,6 +62,26 @@ describeEachEngine('POST /auth and X-Auth-Token', (service) => {
     const m = await service().merchant();
     await service().ctx.db.updateTable('users').set({ enabled: false }).where('id', '=', m.user.id).execute();
     expectAccessDenied(await service().post('/auth', { apiKey: m.api_key, apiSecret: m.api_secret }), '/auth');
+  });
+
+  it('keeps a user row for a few seconds: a wrong secret is still refused, a disabled user is refused once it expires', async () => {
+    const m = await service().merchant();
+    const authenticator = new Authenticator(service().ctx.db);
+    const start = Date.now();
+    expect(await authenticator.authenticate(m.api_key, m.api_secret, start)).toMatchObject({ id: m.user.id });
+    expect(await authenticator.authenticate(m.api_key, `${m.api_secret}x`, start)).toBeNull();
+    await service().ctx.db.updateTable('users').set({ enabled: false }).where('id', '=', m.user.id).execute();
+    expect(await authenticator.authenticate(m.api_key, m.api_secret, start + USER_CACHE_TTL_MS - 1)).toMatchObject({ id: m.user.id });
+    expect(await authenticator.authenticate(m.api_key, m.api_secret, start + USER_CACHE_TTL_MS)).toBeNull();
+  });
+
+  it('does not remember unknown keys: a key created after a failed attempt authenticates at once', async () => {
+    const authenticator = new Authenticator(service().ctx.db);
+    const m = await service().merchant();
+    await service().ctx.db.updateTable('users').set({ api_key: 'ck_later' }).where('id', '=', m.user.id).execute();
+    expect(await authenticator.authenticate('ck_renamed', m.api_secret)).toBeNull();
+    await service().ctx.db.updateTable('users').set({ api_key: 'ck_renamed' }).where('id', '=', m.user.id).execute();
+    expect(await authenticator.authenticate('ck_renamed', m.api_secret)).toMatchObject({ id: m.user.id });
   });
 
   it('stops accepting a cached token the moment it expires', async () => {

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
-import { authenticate } from './authenticate';
+import { Authenticator } from './authenticate';
 import { UserResourceSchema } from './user-resource';
 
 const AuthBody = Type.Object({
@@ -26,6 +26,7 @@ const AuthResponse = Type.Object({
  * (after), so neither a single address nor a botnet can guess one key's secret.
  */
 export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<void> {
+  const authenticator = new Authenticator(ctx.db);
   // Two independent limiters (the plugin's route hook runs only one limit per request).
   const limitPerAddress = app.createRateLimit({ max: ctx.config.authRateLimitPerIp, timeWindow: 60_000 });
   const limitPerKey = app.createRateLimit({
@@ -63,7 +64,7 @@ export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<voi
       },
       async (request) => {
         const { apiKey, apiSecret } = request.body as { apiKey: string; apiSecret: string };
-        const user = await authenticate(ctx.db, apiKey, apiSecret);
+        const user = await authenticator.authenticate(apiKey, apiSecret);
         if (!user) throw new ApiError('ACCESS_DENIED');
         const token = await ctx.tokens.issue({ userId: user.id, merchantId: user.merchant_id });
         return { token, user, version: ctx.version };
