@@ -22,7 +22,7 @@ async function json(url: string, init: RequestInit & { token?: string } = {}) {
 
 async function measureSendPayment(engine: 'postgres' | 'pglite'): Promise<Figure> {
   const database = engine === 'postgres' ? await createBenchDatabase(pgUrl) : undefined;
-  const service = await startColibri(18_201, { COLIBRI_SANDBOX_DELAY_MS: '0', ...(database ? { DATABASE_URL: database.url } : {}) });
+  const service = await startColibri(18_201, { COLIBRI_SANDBOX_DELAY_MS: '0', ...(process.env.BENCH_WORKERS_OFF ? { COLIBRI_WORKERS: 'off' } : {}), ...(database ? { DATABASE_URL: database.url } : {}) });
   try {
     const merchant = await json(`${service.url}/admin/merchants`, { method: 'POST', body: JSON.stringify({ name: 'Bench' }), headers: { authorization: `Bearer ${service.adminToken}` } });
     const { token } = await json(`${service.url}/auth`, { method: 'POST', body: JSON.stringify({ apiKey: merchant.api_key, apiSecret: merchant.api_secret }) });

@@ -1,7 +1,7 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { changeStatus, lockPayment, postCapture, type PaymentRow } from '../payments/payment-record';
+import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
 import { canTransition } from '../payments/states';
 import { generateEndToEndId } from '../rails/pix';
 import { lockCheckout } from './checkout-record';
@@ -41,8 +41,7 @@ export async function payPayment(ctx: AppContext, merchantId: string, paymentTok
       authorized_minor: payment.amount_minor,
       captured_minor: payment.amount_minor,
       end_to_end_id: payment.method === 'PIX' ? generateEndToEndId(SANDBOX_PAYER_ISPB, { at: now }) : null,
-    });
-    await postCapture(trx, result, now);
+    }, (row) => [captureJournal(row, now)]);
     const current = session ? await lockCheckout(trx, session.checkout_id, merchantId) : undefined;
     if (current) await syncCheckout(trx, current, now);
     return result;

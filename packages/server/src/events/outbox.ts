@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 
 /** The callback types of the contract. */
@@ -38,6 +39,19 @@ function eventRow(event: NewEvent) {
 export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
   const row = await db.insertInto('events').values(eventRow(event)).returning('id').executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * An INSERT of an event for a data-modifying CTE: the event is written once per row of `anchor` (a CTE
+ * of the same statement), so it exists exactly when the change it reports happened.
+ * @example sql`with updated as (…), event as (${eventInsertFrom('updated', event)}) select * from updated`
+ */
+export function eventInsertFrom(anchor: string, event: NewEvent): RawBuilder<unknown> {
+  const row = eventRow(event);
+  return sql`
+    insert into events (merchant_id, type, resource_type, resource_id, data, notification_urls)
+    select ${row.merchant_id}::uuid, ${row.type}, ${row.resource_type}, ${row.resource_id}, ${row.data}::jsonb, ${row.notification_urls}::text[]
+    from ${sql.table(anchor)}`;
 }
 
 /** Rows per INSERT: events have 6 columns, and PostgreSQL allows 65,535 parameters per statement. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 
 /**
@@ -58,6 +58,19 @@ export async function enqueue(db: Db, kind: string, payload: unknown, options: E
     .values(jobRow(kind, payload, options))
     .onConflict((oc) => oc.column('unique_key').doNothing())
     .execute();
+}
+
+/**
+ * An INSERT of a job for a data-modifying CTE: the job is enqueued once per row of `anchor` (a CTE of
+ * the same statement), so it exists exactly when the change that needs it happened.
+ * @example sql`with payment as (…), job as (${enqueueFrom('payment', 'payment.process', payload)}) select * from payment`
+ */
+export function enqueueFrom(anchor: string, kind: string, payload: unknown): RawBuilder<unknown> {
+  const row = jobRow(kind, payload, {});
+  return sql`
+    insert into jobs (kind, payload, run_at, max_attempts)
+    select ${row.kind}, ${row.payload}::jsonb, ${row.run_at}::timestamptz, ${row.max_attempts}::integer
+    from ${sql.table(anchor)}`;
 }
 
 /** Rows per INSERT: jobs have 9 columns, and PostgreSQL allows 65,535 parameters per statement. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 
 /**
@@ -59,34 +60,64 @@ export async function postJournal(db: Db, journal: JournalInput): Promise<string
  */
 export async function postJournals(db: Db, journals: readonly JournalInput[]): Promise<(string | null)[]> {
   const ids: (string | null)[] = [];
-  const rows = [];
+  const rows: LedgerRow[] = [];
   for (const journal of journals) {
-    const lines = journal.lines.filter((l) => l.amountMinor !== 0n);
-    const sum = lines.reduce((total, l) => total + l.amountMinor, 0n);
-    if (sum !== 0n) throw new UnbalancedJournalError(`journal ${journal.kind} for ${journal.resourceId} is off by ${sum}`);
-    if (lines.length === 0) {
-      ids.push(null);
-      continue;
-    }
-    const journalId = randomUUID();
-    ids.push(journalId);
-    for (const l of lines) {
-      rows.push({
-        journal_id: journalId,
-        merchant_id: journal.merchantId,
-        kind: journal.kind,
-        account: l.account,
-        amount_minor: l.amountMinor,
-        currency: journal.currency,
-        resource_id: journal.resourceId,
-        ...(journal.at ? { created_at: journal.at } : {}),
-      });
-    }
+    const lines = journalRows(journal);
+    ids.push(lines[0]?.journal_id ?? null);
+    rows.push(...lines);
   }
   for (let start = 0; start < rows.length; start += LINES_PER_INSERT) {
     await db.insertInto('ledger_entries').values(rows.slice(start, start + LINES_PER_INSERT)).execute();
   }
   return ids;
+}
+
+/** A ledger line as stored. */
+export interface LedgerRow {
+  journal_id: string;
+  merchant_id: string;
+  kind: string;
+  account: LedgerAccount;
+  amount_minor: bigint;
+  currency: string;
+  resource_id: string;
+  created_at?: Date;
+}
+
+/**
+ * The rows of one journal, checked to balance (UnbalancedJournalError otherwise), zero lines dropped;
+ * no rows for a journal of zeros. For writers that put the lines into a statement of their own.
+ * @example const rows = journalRows({ merchantId, kind: 'capture', currency: 'BRL', resourceId: token, lines })
+ */
+export function journalRows(journal: JournalInput): LedgerRow[] {
+  const lines = journal.lines.filter((l) => l.amountMinor !== 0n);
+  const sum = lines.reduce((total, l) => total + l.amountMinor, 0n);
+  if (sum !== 0n) throw new UnbalancedJournalError(`journal ${journal.kind} for ${journal.resourceId} is off by ${sum}`);
+  const journalId = randomUUID();
+  return lines.map((l) => ({
+    journal_id: journalId,
+    merchant_id: journal.merchantId,
+    kind: journal.kind,
+    account: l.account,
+    amount_minor: l.amountMinor,
+    currency: journal.currency,
+    resource_id: journal.resourceId,
+    ...(journal.at ? { created_at: journal.at } : {}),
+  }));
+}
+
+/**
+ * An INSERT of ledger rows for a data-modifying CTE: the rows are written once per row of `anchor` (a
+ * CTE of the same statement), so they exist only if the change they belong to happened.
+ * @example sql`with updated as (…), ledger as (${ledgerInsertFrom('updated', rows)}) select * from updated`
+ */
+export function ledgerInsertFrom(anchor: string, rows: readonly LedgerRow[]): RawBuilder<unknown> {
+  const json = JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  return sql`
+    insert into ledger_entries (journal_id, merchant_id, kind, account, amount_minor, currency, resource_id, created_at)
+    select l.journal_id, l.merchant_id, l.kind, l.account, l.amount_minor, l.currency, l.resource_id, coalesce(l.created_at, now())
+    from ${sql.table(anchor)}, jsonb_to_recordset(${json}::jsonb)
+      as l(journal_id uuid, merchant_id uuid, kind text, account text, amount_minor bigint, currency text, resource_id text, created_at timestamptz)`;
 }
 
 /** Balances of a merchant's accounts, derived from the journal. @example (await balances(db, id)).merchant_payable */

@@ -1,10 +1,12 @@
-import { merchantNow } from '../clock/merchant-clock';
+import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
+import type { Db } from '../db/database';
 import { computeFees, type FeePlan } from '../fees/fee-plan';
 import { backoffMs, RetryLater, type Job } from '../jobs/queue';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
-import { findCard, processorCard } from '../vault/lookup';
-import { changeStatus, lockPayment, postCapture, postHold, type PaymentRow } from './payment-record';
+import type { JournalInput } from '../ledger/ledger';
+import { processorCard, type CardRow } from '../vault/lookup';
+import { captureJournal, changeStatus, changeStatusIf, holdJournal, lockPayment, type PaymentRow } from './payment-record';
 import { canTransition, type PaymentStatus } from './states';
 
 export interface ProcessPaymentJob {
@@ -30,28 +32,67 @@ export function processPaymentHandler(ctx: AppContext) {
     // One authorisation per payment; captures and cancels may be requested again after a refusal, so
     // theirs carry the job's id: stable across the job's retries, new for each request.
     const reference = step === 'authorize' ? `${paymentToken}:authorize` : `${paymentToken}:${step}:${job.id}`;
-    const payment = await ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', paymentToken).executeTakeFirst();
-    if (!payment || payment.status !== 'PROCESSING') return; // settled by an earlier attempt
+    const loaded = await loadForProcessing(ctx.db, paymentToken);
+    if (!loaded || loaded.payment.status !== 'PROCESSING') return; // settled by an earlier attempt
+    const { payment, card, clockOffsetMs } = loaded;
 
     let result: OperationResult | null;
     try {
       // A first attempt cannot have reached the processor before; later ones ask it first.
       const known = job.attempts > 1 ? await ctx.processor.status(merchantId, reference) : null;
-      result = known ?? (await send(ctx, payment, job.payload, reference));
+      result = known ?? (await send(ctx, payment, card, job.payload, reference));
     } catch (error) {
       if (error instanceof ProcessorUnavailableError || error instanceof ProcessorTimeoutError) {
         throw new RetryLater(error.message, backoffMs(job.attempts));
       }
       throw error;
     }
-    await settle(ctx, payment, job.payload, result);
+    await settle(ctx, payment, job.payload, result, clockAt(clockOffsetMs));
+    ctx.workerSignal.poke();
   };
 }
 
-async function send(ctx: AppContext, payment: PaymentRow, job: ProcessPaymentJob, reference: string): Promise<OperationResult> {
+type ProcessorCardRow = Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>;
+
+/** The payment, its merchant's clock and its card (the merchant's own only), in one round trip. */
+async function loadForProcessing(db: Db, paymentToken: string) {
+  const row = await db
+    .selectFrom('payments as p')
+    .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
+    .leftJoin('cards as c', (join) => join.onRef('c.id', '=', 'p.card_id').onRef('c.merchant_id', '=', 'p.merchant_id'))
+    .selectAll('p')
+    .select([
+      'm.clock_offset_ms as __clock_offset_ms',
+      'c.key_id as __card_key_id',
+      'c.number_ciphertext as __card_number_ciphertext',
+      'c.exp_month as __card_exp_month',
+      'c.exp_year as __card_exp_year',
+      'c.holder_name as __card_holder_name',
+      'c.scheme as __card_scheme',
+    ])
+    .where('p.payment_token', '=', paymentToken)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const {
+    __clock_offset_ms: clockOffsetMs,
+    __card_key_id: keyId,
+    __card_number_ciphertext: numberCiphertext,
+    __card_exp_month: expMonth,
+    __card_exp_year: expYear,
+    __card_holder_name: holderName,
+    __card_scheme: scheme,
+    ...payment
+  } = row;
+  const card: ProcessorCardRow | undefined =
+    keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
+      ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
+      : undefined;
+  return { payment: payment as PaymentRow, card, clockOffsetMs };
+}
+
+async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow | undefined, job: ProcessPaymentJob, reference: string): Promise<OperationResult> {
   const base = { merchantId: payment.merchant_id, reference };
   if (job.step === 'authorize') {
-    const card = payment.card_id ? await findCard(ctx.db, payment.merchant_id, payment.card_id) : undefined;
     if (!card) return { status: 'ERROR', code: 'CARD_MISSING', description: 'The card of this payment no longer exists' };
     const auth = job.authentication;
     return ctx.processor.authorize({
@@ -69,34 +110,32 @@ async function send(ctx: AppContext, payment: PaymentRow, job: ProcessPaymentJob
   return job.step === 'capture' ? ctx.processor.capture(followUp) : ctx.processor.cancel(followUp);
 }
 
-/** Applies the processor's answer in one transaction, under the payment's row lock. */
-async function settle(ctx: AppContext, seen: PaymentRow, job: ProcessPaymentJob, result: OperationResult): Promise<void> {
-  const now = await merchantNow(ctx.db, seen.merchant_id);
+/**
+ * Applies the processor's answer. An authorisation's outcome is one statement that applies only if the
+ * payment is still PROCESSING (the sendPayment hot path: one round trip, no lock); a capture, which
+ * also rewrites the fees, and a cancel run in a transaction under the payment's row lock.
+ */
+async function settle(ctx: AppContext, seen: PaymentRow, job: ProcessPaymentJob, result: OperationResult, now: Date): Promise<void> {
+  if (job.step === 'authorize') {
+    const settleIf = (status: PaymentStatus, patch: Partial<PaymentRow>, journals?: (row: PaymentRow) => JournalInput[]) =>
+      changeStatusIf(ctx.db, 'PROCESSING', seen, status, now, patch, journals);
+    if (result.status !== 'APPROVED') {
+      const status = result.status === 'DECLINED' ? 'DECLINED' : 'ERROR';
+      if (canTransition('PROCESSING', status)) await settleIf(status, { error_code: result.code, error_description: result.description });
+      return;
+    }
+    if (seen.delay_capture) {
+      await settleIf('PRE_AUTHORIZED', { processor_id: result.processorId, authorized_minor: seen.amount_minor }, (held) => [holdJournal(held, now, 1n, 'authorization')]);
+      return;
+    }
+    const paid = { processor_id: result.processorId, authorized_minor: seen.amount_minor, captured_minor: seen.amount_minor };
+    await settleIf('PAID', paid, (row) => [captureJournal(row, now)]);
+    return;
+  }
+
   await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, seen.merchant_id, seen.payment_token);
     if (!payment || payment.status !== 'PROCESSING') return;
-    const failed = (status: PaymentStatus) =>
-      result.status !== 'APPROVED' && canTransition(payment.status, status)
-        ? changeStatus(trx, payment, status, now, { error_code: result.code, error_description: result.description })
-        : undefined;
-
-    if (job.step === 'authorize') {
-      if (result.status === 'DECLINED') return void (await failed('DECLINED'));
-      if (result.status === 'ERROR') return void (await failed('ERROR'));
-      if (payment.delay_capture) {
-        const held = await changeStatus(trx, payment, 'PRE_AUTHORIZED', now, { processor_id: result.processorId, authorized_minor: payment.amount_minor });
-        await postHold(trx, held, now, 1n, 'authorization');
-        return;
-      }
-      const paid = await changeStatus(trx, payment, 'PAID', now, {
-        processor_id: result.processorId,
-        authorized_minor: payment.amount_minor,
-        captured_minor: payment.amount_minor,
-      });
-      await postCapture(trx, paid, now);
-      return;
-    }
-
     if (job.step === 'capture') {
       if (result.status !== 'APPROVED') {
         // A refused capture leaves the authorisation as it was, to be captured again or to expire.
@@ -105,7 +144,6 @@ async function settle(ctx: AppContext, seen: PaymentRow, job: ProcessPaymentJob,
       }
       const captured = payment.pending_capture_minor ?? payment.authorized_minor;
       const fees = recomputeFees(payment, captured);
-      await postHold(trx, payment, now, -1n, 'release');
       await trx.deleteFrom('payment_fees').where('payment_token', '=', payment.payment_token).execute();
       if (fees.fees.length > 0) {
         await trx
@@ -113,25 +151,18 @@ async function settle(ctx: AppContext, seen: PaymentRow, job: ProcessPaymentJob,
           .values(fees.fees.map((f) => ({ payment_token: payment.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: payment.currency })))
           .execute();
       }
-      const paid = await changeStatus(trx, payment, 'PAID', now, {
-        captured_minor: captured,
-        pending_capture_minor: null,
-        customer_fees_minor: fees.customerFeesMinor,
-        merchant_fees_minor: fees.merchantFeesMinor,
-      });
-      await postCapture(trx, paid, now);
+      const patch = { captured_minor: captured, pending_capture_minor: null, customer_fees_minor: fees.customerFeesMinor, merchant_fees_minor: fees.merchantFeesMinor };
+      // The hold released is what was held: the amount with the fees as they were before the capture.
+      await changeStatus(trx, payment, 'PAID', now, patch, (paid) => [holdJournal(payment, now, -1n, 'release'), captureJournal(paid, now)]);
       return;
     }
-
     // cancel: a void the processor refused leaves the authorisation standing (the TTL sweep retries).
     if (result.status !== 'APPROVED') {
       await changeStatus(trx, payment, 'PRE_AUTHORIZED', now, { error_code: result.code, error_description: result.description });
       return;
     }
-    await postHold(trx, payment, now, -1n, 'release');
-    await changeStatus(trx, payment, 'CANCELED', now, { pending_capture_minor: null });
+    await changeStatus(trx, payment, 'CANCELED', now, { pending_capture_minor: null }, () => [holdJournal(payment, now, -1n, 'release')]);
   });
-  ctx.workerSignal.poke();
 }
 
 /** Fees of a partial capture: the payment's own fee rules (kept when it was created) on the captured amount. */

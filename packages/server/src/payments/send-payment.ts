@@ -1,14 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
+import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { recordEvent } from '../events/outbox';
+import { eventInsertFrom } from '../events/outbox';
 import { computeFees, DEFAULT_FEE_PLAN, type AppliedFee, type FeeBreakdown, type FeePlan } from '../fees/fee-plan';
 import { convert, type FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
-import { enqueue } from '../jobs/queue';
+import { enqueue, enqueueFrom } from '../jobs/queue';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
-import { changeStatus, paymentEventData, type PaymentRow } from './payment-record';
+import { changeStatus, paymentEvent, type PaymentRow } from './payment-record';
 import type { ProcessPaymentJob } from './process-payment';
 import type { SendPaymentInput } from './schemas';
 
@@ -75,31 +77,29 @@ export async function sendPayment(
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
   const now = clockAt(loaded.clockOffsetMs);
 
-  const payment = await ctx.db.transaction().execute((trx) =>
-    insertCardPayment(trx, {
-      merchantId,
-      contractId: input.contract_id,
-      referenceId: input.reference_id,
-      method: input.payment.method,
-      personId: person.id,
-      cardId: card.id,
-      originalMinor: parsed.minor,
-      originalCurrency: currency,
-      quote,
-      plan,
-      fees,
-      installments,
-      delayCapture: input.payment.delay_capture ?? false,
-      softDescriptor: input.payment.soft_descriptor ?? null,
-      extraData: input.extra_data,
-      ipAddress: input.ip_address ?? null,
-      notificationUrl: input.notification_url ?? null,
-      authentication: input.authentication,
-      subscriptionId: null,
-      paymentToken: options.paymentToken,
-      now,
-    }),
-  );
+  const payment = await insertCardPayment(ctx.db, {
+    merchantId,
+    contractId: input.contract_id,
+    referenceId: input.reference_id,
+    method: input.payment.method,
+    personId: person.id,
+    cardId: card.id,
+    originalMinor: parsed.minor,
+    originalCurrency: currency,
+    quote,
+    plan,
+    fees,
+    installments,
+    delayCapture: input.payment.delay_capture ?? false,
+    softDescriptor: input.payment.soft_descriptor ?? null,
+    extraData: input.extra_data,
+    ipAddress: input.ip_address ?? null,
+    notificationUrl: input.notification_url ?? null,
+    authentication: input.authentication,
+    subscriptionId: null,
+    paymentToken: options.paymentToken,
+    now,
+  });
   ctx.workerSignal.poke();
   return { payment, cardStatus: card.status, customerFees: fees.fees.filter((f) => f.payer === 'CUSTOMER') };
 }
@@ -160,80 +160,81 @@ export interface NewCardPayment {
 }
 
 /**
- * Stores a card payment in the caller's transaction: the row (CREATED), its fees and history, and,
- * unless `start` is false, the move to PROCESSING with its event and the authorisation job. The
- * caller has validated and priced it, and pokes the worker after committing.
- * @example const payment = await ctx.db.transaction().execute((trx) => insertCardPayment(trx, priced));
+ * Stores a card payment: the row (CREATED), its fees and history, and, unless `start` is false, the
+ * move to PROCESSING with its event and the authorisation job, in one statement of data-modifying
+ * CTEs. This is the service's busiest write: one round trip, atomic by itself, whether or not the
+ * caller is in a transaction. The caller has validated and priced it, and pokes the worker after.
+ * @example const payment = await insertCardPayment(ctx.db, priced);
  */
-export async function insertCardPayment(trx: Db, input: NewCardPayment): Promise<PaymentRow> {
+export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<PaymentRow> {
   const { now, fees, plan, quote } = input;
   const currency = input.originalCurrency;
-  const created = await trx
-    .insertInto('payments')
-    .values({
-      ...(input.paymentToken ? { payment_token: input.paymentToken } : {}),
-      merchant_id: input.merchantId,
-      contract_id: input.contractId,
-      reference_id: input.referenceId,
-      method: input.method,
-      // A payment sent at once is stored PROCESSING directly (both moves are in its history below):
-      // this is the service's busiest write, and each statement saved is a round trip.
-      status: input.start === false ? 'CREATED' : 'PROCESSING',
-      person_id: input.personId,
-      card_id: input.cardId,
-      original_amount_minor: input.originalMinor,
-      original_currency: currency,
-      amount_minor: quote.convertedMinor,
-      currency: 'BRL',
-      customer_fees_minor: fees.customerFeesMinor,
-      merchant_fees_minor: fees.merchantFeesMinor,
-      fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
-      fx_rate: currency === 'BRL' ? null : quote.rate,
-      fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
-      installments: input.installments,
-      delay_capture: input.delayCapture,
-      soft_descriptor: input.softDescriptor,
-      extra_data: input.extraData === undefined ? null : JSON.stringify(input.extraData),
-      ip_address: input.ipAddress,
-      notification_url: input.notificationUrl,
-      // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
-      authentication: input.authentication
-        ? JSON.stringify({ eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id })
-        : null,
-      pending_capture_minor: null,
-      processor_id: null,
-      error_code: null,
-      error_description: null,
-      expires_at: null,
-      end_to_end_id: null,
-      subscription_id: input.subscriptionId,
-      checkout_id: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const statuses = input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING'];
-  await trx
-    .insertInto('payment_status_history')
-    .values(statuses.map((status) => ({ payment_token: created.payment_token, status, at: now })))
-    .execute();
-  if (fees.fees.length > 0) {
-    await trx
-      .insertInto('payment_fees')
-      .values(fees.fees.map((f) => ({ payment_token: created.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })))
-      .execute();
-  }
-  if (input.start === false) return created;
-  await recordEvent(trx, {
-    merchantId: created.merchant_id,
-    type: 'payment.status_changed',
-    resourceType: 'payment',
-    resourceId: created.payment_token,
-    data: paymentEventData(created),
-    notificationUrls: [created.notification_url],
-  });
-  await enqueueAuthorization(trx, created, input.authentication);
+  const start = input.start !== false;
+  const row = {
+    payment_token: input.paymentToken ?? randomUUID(),
+    merchant_id: input.merchantId,
+    contract_id: input.contractId,
+    reference_id: input.referenceId,
+    method: input.method,
+    // A payment sent at once is stored PROCESSING directly (both moves are in its history below).
+    status: start ? 'PROCESSING' : 'CREATED',
+    person_id: input.personId,
+    card_id: input.cardId,
+    original_amount_minor: input.originalMinor,
+    original_currency: currency,
+    amount_minor: quote.convertedMinor,
+    currency: 'BRL',
+    customer_fees_minor: fees.customerFeesMinor,
+    merchant_fees_minor: fees.merchantFeesMinor,
+    fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
+    fx_rate: currency === 'BRL' ? null : quote.rate,
+    fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
+    installments: input.installments,
+    delay_capture: input.delayCapture,
+    soft_descriptor: input.softDescriptor,
+    extra_data: input.extraData === undefined ? null : JSON.stringify(input.extraData),
+    ip_address: input.ipAddress,
+    notification_url: input.notificationUrl,
+    // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
+    authentication: input.authentication
+      ? JSON.stringify({ eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id })
+      : null,
+    authorized_minor: 0n,
+    captured_minor: 0n,
+    refunded_minor: 0n,
+    pending_capture_minor: null,
+    processor_id: null,
+    error_code: null,
+    error_description: null,
+    expires_at: null,
+    end_to_end_id: null,
+    subscription_id: input.subscriptionId,
+    checkout_id: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const statuses = start ? ['CREATED', 'PROCESSING'] : ['CREATED'];
+  const feeRows = JSON.stringify(fees.fees.map((f) => ({ fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor.toString(), currency: 'BRL' })));
+  const job: ProcessPaymentJob = { paymentToken: row.payment_token, merchantId: row.merchant_id, step: 'authorize', authentication: input.authentication };
+  const sent = start
+    ? sql`, event as (${eventInsertFrom('payment', paymentEvent(row))}), job as (${enqueueFrom('payment', 'payment.process', job)})`
+    : sql``;
+  const { rows } = await sql<PaymentRow>`
+    with payment as (${db.insertInto('payments').values(row).returningAll()}),
+    history as (
+      insert into payment_status_history (payment_token, status, at)
+      select payment_token, s.status, created_at from payment, unnest(${statuses}::text[]) with ordinality as s(status, n)
+      order by s.n
+    ),
+    fees as (
+      insert into payment_fees (payment_token, fee_type, payer, amount_minor, currency)
+      select payment_token, f.fee_type, f.payer, f.amount_minor, f.currency
+      from payment, jsonb_to_recordset(${feeRows}::jsonb) as f(fee_type text, payer text, amount_minor bigint, currency text)
+    )
+    ${sent}
+    select * from payment`.execute(db);
+  const created = rows[0];
+  if (!created) throw new Error('the payment insert returned no row');
   return created;
 }
 

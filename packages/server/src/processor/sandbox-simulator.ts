@@ -95,36 +95,34 @@ export class SandboxSimulator implements Processor {
 
   /**
    * Runs one operation: waits the simulated latency, applies an injected fault, and records the
-   * result under its reference (a repeated reference answers the recorded result).
+   * result under its reference (a repeated reference answers the recorded result). Taking the fault
+   * and recording the result are one statement: every card payment passes here.
    */
   private async operate(merchantId: string, operation: ProcessorOperation, reference: string, decide: () => OperationResult): Promise<OperationResult> {
     if (this.delayMs > 0) await sleep(this.delayMs);
-    const fault = await this.takeFault(merchantId, operation);
+    // An UNAVAILABLE processor records nothing; otherwise the decision is recorded unless the reference
+    // is already known, and either way the answer is what is on record.
+    const { rows } = await sql<{ fault: SandboxFault | null; inserted: OperationResult | null }>`
+      with fault as (
+        update sandbox_faults set remaining = remaining - 1
+        where merchant_id = ${merchantId} and operation = ${operation} and remaining > 0
+        returning fault
+      ),
+      recorded as (
+        insert into sandbox_operations (reference, merchant_id, operation, result)
+        select ${reference}, ${merchantId}::uuid, ${operation}, ${JSON.stringify(decide())}::jsonb
+        where not exists (select 1 from fault where fault = 'UNAVAILABLE')
+        on conflict (reference) do nothing
+        returning result
+      )
+      select (select fault from fault) as fault, (select result from recorded) as inserted`.execute(this.db);
+    const fault = rows[0]?.fault ?? null;
     if (fault === 'UNAVAILABLE') throw new ProcessorUnavailableError(operation);
-    // Record the decision unless the reference is already known; either way answer what is on record.
-    const inserted = await this.db
-      .insertInto('sandbox_operations')
-      .values({ reference, merchant_id: merchantId, operation, result: JSON.stringify(decide()) })
-      .onConflict((oc) => oc.column('reference').doNothing())
-      .returning('result')
-      .executeTakeFirst();
-    const result = (inserted?.result as OperationResult | undefined) ?? (await this.status(merchantId, reference));
+    const result = rows[0]?.inserted ?? (await this.status(merchantId, reference));
     if (!result) throw new Error(`sandbox operation ${reference} belongs to another merchant`);
     // A timeout happens after the processor acted: the operation is recorded, the answer is lost.
     if (fault === 'TIMEOUT') throw new ProcessorTimeoutError(operation);
     return result;
-  }
-
-  private async takeFault(merchantId: string, operation: ProcessorOperation): Promise<SandboxFault | null> {
-    const row = await this.db
-      .updateTable('sandbox_faults')
-      .set({ remaining: sql`remaining - 1` })
-      .where('merchant_id', '=', merchantId)
-      .where('operation', '=', operation)
-      .where('remaining', '>', 0)
-      .returning('fault')
-      .executeTakeFirst();
-    return (row?.fault as SandboxFault | undefined) ?? null;
   }
 }
 

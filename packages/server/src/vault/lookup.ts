@@ -22,7 +22,7 @@ export async function findCard(db: Db, merchantId: string, cardId: string): Prom
 }
 
 /** The card as the processor needs it, decrypted only here, for the duration of a processor call. @example processorCard(cipher, card) */
-export function processorCard(cipher: CardCipher, card: CardRow): ProcessorCard {
+export function processorCard(cipher: CardCipher, card: Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>): ProcessorCard {
   return {
     number: cipher.decrypt(card.key_id, card.number_ciphertext),
     expMonth: card.exp_month,
