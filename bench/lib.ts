@@ -70,6 +70,15 @@ export async function startColibri(port: number, env: Record<string, string>): P
   return { url, child, adminToken, stop: stopper(child) };
 }
 
+/** `colibri worker` (jobs and callbacks only) as a child process on the given database. */
+export function startWorker(env: Record<string, string>): Pick<Started, 'child' | 'stop'> {
+  const child = spawn(process.execPath, [join(ROOT, 'packages/server/bin/colibri.js'), 'worker'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { child, stop: stopper(child) };
+}
+
 /** A fresh PostgreSQL database for one benchmark run. */
 export async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `colibri_bench_${process.pid}_${Date.now()}`;
@@ -103,6 +112,8 @@ export interface Figure {
   requestsPerSecond: number;
   p99Ms: number;
   non2xx: number;
+  /** Work completed per second including what the load left queued (bench/payments.ts). */
+  settledPerSecond?: number;
 }
 
 export async function drive(load: Load, connections: number, durationSeconds: number): Promise<Figure> {

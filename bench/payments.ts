@@ -5,13 +5,23 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/payments.ts
  *   (BENCH_CONNECTIONS=10 BENCH_SECONDS=10 by default; the simulator's latency is set to 0 ms so the
  *   figure is Colibri's own cost, not the simulated network's.)
+ *
+ * Every payment is authorised by a job after its response; on PostgreSQL the benchmark also waits for
+ * the queue to drain and reports payments settled per second over load and drain together, so a figure
+ * that leaves work behind cannot pass for throughput. By default the jobs run in the service process
+ * (`colibri serve`); BENCH_TOPOLOGY=split runs them in a separate `colibri worker` process instead.
  */
 import { execFileSync } from 'node:child_process';
-import { createBenchDatabase, drive, printTable, startColibri, type Figure } from './lib';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createBenchDatabase, drive, printTable, startColibri, startWorker, type Figure } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const split = process.env.BENCH_TOPOLOGY === 'split';
 
 async function json(url: string, init: RequestInit & { token?: string } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
@@ -22,7 +32,11 @@ async function json(url: string, init: RequestInit & { token?: string } = {}) {
 
 async function measureSendPayment(engine: 'postgres' | 'pglite'): Promise<Figure> {
   const database = engine === 'postgres' ? await createBenchDatabase(pgUrl) : undefined;
-  const service = await startColibri(18_201, { COLIBRI_SANDBOX_DELAY_MS: '0', ...(process.env.BENCH_WORKERS_OFF ? { COLIBRI_WORKERS: 'off' } : {}), ...(database ? { DATABASE_URL: database.url } : {}) });
+  // One data directory for both processes: in sandbox mode the card encryption key is kept there.
+  const env = { COLIBRI_SANDBOX_DELAY_MS: '0', COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-bench-')), ...(database ? { DATABASE_URL: database.url } : {}) };
+  const splitWorker = split && database;
+  const service = await startColibri(18_201, { ...env, ...(splitWorker || process.env.BENCH_WORKERS_OFF ? { COLIBRI_WORKERS: 'off' } : {}) });
+  const worker = splitWorker ? startWorker(env) : undefined;
   try {
     const merchant = await json(`${service.url}/admin/merchants`, { method: 'POST', body: JSON.stringify({ name: 'Bench' }), headers: { authorization: `Bearer ${service.adminToken}` } });
     const { token } = await json(`${service.url}/auth`, { method: 'POST', body: JSON.stringify({ apiKey: merchant.api_key, apiSecret: merchant.api_secret }) });
@@ -39,10 +53,36 @@ async function measureSendPayment(engine: 'postgres' | 'pglite'): Promise<Figure
       public_card_id: card.public_card_id,
       payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 },
     });
-    return await drive({ name: `${engine}: POST /checkout/sendPayment`, url: `${service.url}/checkout/sendPayment`, method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token as string }, body }, connections, seconds);
+    const name = `${engine}${splitWorker ? ' (serve + worker)' : ''}: POST /checkout/sendPayment`;
+    const figure = await drive({ name, url: `${service.url}/checkout/sendPayment`, method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token as string }, body }, connections, seconds);
+    if (database && !process.env.BENCH_WORKERS_OFF) await reportSettled(database.url, figure);
+    return figure;
   } finally {
+    await worker?.stop();
     await service.stop();
     await database?.drop();
+  }
+}
+
+/** Waits until no payment is PROCESSING and prints payments settled per second over load and drain. */
+async function reportSettled(url: string, figure: Figure): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const drainStart = Date.now();
+    let processing = Infinity;
+    while (processing > 0 && Date.now() - drainStart < 120_000) {
+      processing = Number((await client.query(`select count(*) from payments where status = 'PROCESSING'`)).rows[0].count);
+      if (processing > 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    const drainSeconds = (Date.now() - drainStart) / 1000;
+    const { rows } = await client.query(`select status, count(*)::int as n from payments group by status order by status`);
+    const settled = rows.filter((r) => r.status !== 'PROCESSING').reduce((sum, r) => sum + r.n, 0);
+    const perSecond = settled / (seconds + drainSeconds);
+    console.log(`${figure.name}: ${settled} payments settled (${rows.map((r) => `${r.status} ${r.n}`).join(', ')}), queue drained ${drainSeconds.toFixed(1)} s after the load: ${perSecond.toFixed(0)} settled/s`);
+    figure.settledPerSecond = perSecond;
+  } finally {
+    await client.end();
   }
 }
 
@@ -66,9 +106,14 @@ console.log(`connections=${connections} duration=${seconds}s node=${process.vers
 const pgbench = measurePgbench();
 const onPostgres = await measureSendPayment('postgres');
 const onPglite = await measureSendPayment('pglite');
+const settledRow = (f: Figure): (Figure & { ratio: number })[] =>
+  f.settledPerSecond === undefined
+    ? []
+    : [{ name: `${f.name.split(':')[0]}: payments settled per second (load + drain)`, requestsPerSecond: f.settledPerSecond, p99Ms: Number.NaN, non2xx: 0, ratio: f.settledPerSecond / pgbench.requestsPerSecond }];
 printTable([
   pgbench,
   { ...onPostgres, ratio: onPostgres.requestsPerSecond / pgbench.requestsPerSecond },
+  ...settledRow(onPostgres),
   { ...onPglite, ratio: onPglite.requestsPerSecond / pgbench.requestsPerSecond },
 ]);
 console.log('\n(pgbench prints no p99; its average latency was', (pgbench as Figure & { latencyAverageMs: number }).latencyAverageMs, 'ms)');

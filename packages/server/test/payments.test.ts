@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { balances } from '../src/ledger/ledger';
+import { captureJournal, changeStatusIf } from '../src/payments/payment-record';
 import { describeEachEngine, ERROR_TIMESTAMP } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 
@@ -258,5 +259,25 @@ describeEachEngine('card payments', (service) => {
     expect((await waitForStatus(service(), m, token, settled)).general_info.transaction_status).toBe('PAID');
     const operations = await service().ctx.db.selectFrom('sandbox_operations').selectAll().where('reference', '=', `${token}:authorize`).execute();
     expect(operations).toHaveLength(1);
+  });
+  it('writes nothing when a guarded status change finds the payment already moved on', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const sent = await service().post('/checkout/sendPayment', paymentBody(m, ids), { token: m.token });
+    await waitForStatus(service(), m, sent.body.payment_token, settled);
+    const db = service().ctx.db;
+    const token = sent.body.payment_token as string;
+    const count = async () => ({
+      history: (await db.selectFrom('payment_status_history').select('id').where('payment_token', '=', token).execute()).length,
+      events: (await db.selectFrom('events').select('id').where('resource_id', '=', token).execute()).length,
+      ledger: (await db.selectFrom('ledger_entries').select('id').where('resource_id', '=', token).execute()).length,
+    });
+    const before = await count();
+    const paid = await db.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
+    // A second authorisation outcome for a payment that is PAID already (as a retried job would bring).
+    const again = await changeStatusIf(db, 'PROCESSING', paid, 'PAID', new Date(), { captured_minor: paid.amount_minor }, (row) => [captureJournal(row, new Date())]);
+    expect(again).toBeUndefined();
+    expect(await count()).toEqual(before);
+    expect(before.ledger).toBeGreaterThan(0);
   });
 });

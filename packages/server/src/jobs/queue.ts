@@ -146,7 +146,11 @@ export class JobWorker {
   /** Claims and runs one batch; returns how many jobs ran. Exposed for tests and `colibri worker`. */
   async runOnce(): Promise<number> {
     const jobs = await this.claim();
-    await Promise.all(jobs.map((job) => this.execute(job)));
+    const outcomes = await Promise.all(jobs.map((job) => this.execute(job)));
+    // Finished jobs leave the queue together: one statement per batch, not one per job. A crash before
+    // this line runs them again when their lease ends, so handlers are idempotent.
+    const done = jobs.filter((_, i) => outcomes[i]).map((job) => job.id);
+    if (done.length > 0) await this.db.deleteFrom('jobs').where('id', 'in', done).where('locked_by', '=', this.id).execute();
     return jobs.length;
   }
 
@@ -190,12 +194,13 @@ export class JobWorker {
     return rows.rows.map((r) => ({ id: String(r.id), kind: r.kind, payload: r.payload, attempts: r.attempts }));
   }
 
-  private async execute(job: Job & { attempts: number }): Promise<void> {
+  /** Runs one job; true when it is done (to be deleted), false when it was rescheduled. */
+  private async execute(job: Job & { attempts: number }): Promise<boolean> {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for ${job.kind}`);
       await handler(job);
-      await this.db.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', this.id).execute();
+      return true;
     } catch (error) {
       const retryLater = error instanceof RetryLater;
       if (!retryLater) this.options.onError?.(error, job);
@@ -213,6 +218,7 @@ export class JobWorker {
         .where('id', '=', job.id)
         .where('locked_by', '=', this.id)
         .execute();
+      return false;
     }
   }
 }
