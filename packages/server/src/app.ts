@@ -64,13 +64,14 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.setValidatorCompiler(validatorCompiler);
   // JSON is the API's body format (and form bodies for POST /auth only); plain text is not accepted.
   app.removeContentTypeParser('text/plain');
-  app.addHook('preValidation', async (request) => {
+  // Hooks that run on every request are callback-style: no promise per request where nothing awaits.
+  app.addHook('preValidation', (request, _reply, done) => {
     const field = findNulCharacter(request.body) ?? findNulCharacter(request.query);
-    if (field) throw new ApiError('FIELD_FORMAT', `${field}: must not contain NUL characters.`);
+    done(field ? new ApiError('FIELD_FORMAT', `${field}: must not contain NUL characters.`) : undefined);
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    return payload;
+    done(null, payload);
   });
 
   await app.register(swagger, {

@@ -77,12 +77,8 @@ export class TokenService {
   /** Returns the principal of a valid token, or null for any invalid, expired or foreign token. @example await tokens.verify(header) */
   async verify(token: string): Promise<Principal | null> {
     const nowSeconds = Date.now() / 1000;
-    const hit = this.verified.get(token);
-    if (hit) {
-      if (hit.expSeconds > nowSeconds) return hit.principal;
-      this.verified.delete(token);
-      return null;
-    }
+    const known = this.verifiedBefore(token, nowSeconds);
+    if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
       if (typeof payload.sub !== 'string' || typeof payload.mid !== 'string' || typeof payload.exp !== 'number') return null;
@@ -93,6 +89,19 @@ export class TokenService {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
       throw error;
     }
+  }
+
+  /**
+   * The answer for a token verified before, without waiting: its principal, null once it has expired,
+   * undefined if it was never verified here (then call verify).
+   * @example const principal = tokens.verifiedBefore(header) ?? (await tokens.verify(header));
+   */
+  verifiedBefore(token: string, nowSeconds = Date.now() / 1000): Principal | null | undefined {
+    const hit = this.verified.get(token);
+    if (!hit) return undefined;
+    if (hit.expSeconds > nowSeconds) return hit.principal;
+    this.verified.delete(token);
+    return null;
   }
 
   private remember(token: string, principal: Principal, expSeconds: number, nowSeconds: number): void {

@@ -10,11 +10,12 @@ import type { App } from '../context';
  * @example installFramePolicy(app);
  */
 export function installFramePolicy(app: App): void {
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     const policy = reply.getHeader('content-security-policy');
-    if (typeof policy === 'string' && policy.includes('frame-ancestors')) return payload;
-    if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
-    if (policy === undefined) reply.header('content-security-policy', "frame-ancestors 'none'");
-    return payload;
+    if (typeof policy !== 'string' || !policy.includes('frame-ancestors')) {
+      if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
+      if (policy === undefined) reply.header('content-security-policy', "frame-ancestors 'none'");
+    }
+    done(null, payload);
   });
 }

@@ -64,28 +64,28 @@ export function installIdempotency(app: App, ctx: AppContext): void {
     }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const claimed = request.idempotencyClaim;
-    if (!claimed) return payload;
+    if (!claimed) return done(null, payload);
     request.idempotencyClaim = null;
+    store(claimed, reply.statusCode, payload, String(reply.getHeader('content-type') ?? 'application/json')).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
+  });
+
+  /** Keeps the answer of a claimed key for replay; an answer that cannot be replayed frees the key. */
+  async function store(claimed: Claim, statusCode: number, payload: unknown, contentType: string): Promise<void> {
     const where = ctx.db
       .updateTable('idempotency_keys')
       .where('scope', '=', claimed.scope)
       .where('key', '=', claimed.key);
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    if (statusCode >= 500 || typeof payload !== 'string') {
       await ctx.db.deleteFrom('idempotency_keys').where('scope', '=', claimed.scope).where('key', '=', claimed.key).execute();
-      return payload;
+      return;
     }
-    await where
-      .set({
-        state: 'COMPLETED',
-        response_status: reply.statusCode,
-        response_body: payload,
-        response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
-      })
-      .execute();
-    return payload;
-  });
+    await where.set({ state: 'COMPLETED', response_status: statusCode, response_body: payload, response_content_type: contentType }).execute();
+  }
 }
 
 async function claim(db: Db, scope: string, key: string, requestHash: string): Promise<boolean> {
