@@ -11,7 +11,8 @@ export const BUNDLE_FILE_NAME = 'client-v1.0.min.js';
  * @example const code = await bundleClient(); // '/*! Colibri 3DS client v1.0 *\/ (()=>{…})();'
  */
 export async function bundleClient(): Promise<string> {
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
+  // esbuild's service process (about 13 MB) would otherwise stay for the life of the service.
   const result = await build({
     entryPoints: [fileURLToPath(new URL('./index.ts', import.meta.url))],
     bundle: true,
@@ -22,7 +23,7 @@ export async function bundleClient(): Promise<string> {
     banner: { js: '/*! Colibri 3DS client v1.0 */' },
     write: false,
     logLevel: 'silent',
-  });
+  }).finally(() => stop());
   const output = result.outputFiles[0];
   if (!output) throw new Error('esbuild produced no output for the 3DS client');
   return output.text;
