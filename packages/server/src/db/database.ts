@@ -45,7 +45,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     return { db, engine: 'postgres', close: () => db.destroy() };
   }
   // PGlite (its WebAssembly PostgreSQL and the dialect) loads only when it is the engine: imported at
-  // start it would add about 50 MB to the resident memory of a service that runs on PostgreSQL.
+  // start it would add about 40 MB to the resident memory of a service that runs on PostgreSQL.
   const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')]);
   const pglite = await PGlite.create({
     ...(target.dataDir === undefined ? {} : { dataDir: join(target.dataDir, 'pglite') }),
