@@ -24,6 +24,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Whether the service process runs background workers (callbacks, schedulers) itself. */
   readonly runWorkers: boolean;
+  /** Periodic sweeps (subscriptions, expiries) run at this fraction of their normal interval (1 = normal). */
+  readonly sweepScale: number;
   /** `POST /auth` attempts allowed per minute from one client address, and for one API key. */
   readonly authRateLimitPerIp: number;
   readonly authRateLimitPerKey: number;
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'COLIBRI_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     runWorkers: (env.COLIBRI_WORKERS ?? 'on') !== 'off',
+    sweepScale: integer(env, 'COLIBRI_SWEEP_PERCENT', 100, 1, 10_000) / 100,
     authRateLimitPerIp: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_IP', 60, 1, 10_000_000),
     authRateLimitPerKey: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_KEY', 30, 1, 10_000_000),
   };

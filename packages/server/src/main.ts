@@ -14,7 +14,7 @@ export async function serve(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   const admin = resolveAdminToken(config);
   const { ctx, handle } = await startContext(config, admin.token);
-  const background = config.runWorkers ? startBackground(ctx, logger) : undefined;
+  const background = config.runWorkers ? startBackground(ctx, logger, { sweepScale: config.sweepScale }) : undefined;
   const app = await buildApp(ctx, { logger, background });
   await app.listen({ host: config.host, port: config.port });
   // The demo merchant is made only once the port is ours, so its one-time secret is never lost to a failed start.

@@ -15,7 +15,7 @@ export async function work(config: Config): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   // A worker serves no HTTP, so it needs no admin token (and must not generate one).
   const { ctx, handle } = await startContext(config, config.adminToken ?? '');
-  const background = startBackground(ctx, logger);
+  const background = startBackground(ctx, logger, { sweepScale: config.sweepScale });
   logger.info({ engine: ctx.engine, worker: background.deliveries.id }, 'worker started');
   process.stdout.write(`Colibri ${ctx.version} worker running (${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})\n`);
 

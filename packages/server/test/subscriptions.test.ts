@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
 import { advanceMerchantClock } from '../src/clock/merchant-clock';
 import type { AppContext } from '../src/context';
@@ -12,7 +12,8 @@ import { nominalDueDate } from '../src/subscriptions/schedule';
 import { runSubscriptionSweep } from '../src/subscriptions/sweep';
 import { scheduleDueCharges } from '../src/subscriptions/schedule-charges';
 import { customerWithCard } from './fixtures';
-import { describeEachEngine, type TestMerchant, type TestService } from './harness';
+import { describeEachEngine, startTestService, type TestMerchant, type TestService } from './harness';
+import { spawnColibri, stopChildren, waitForOutput } from './processes';
 
 const DAY_SECONDS = 86_400;
 const silent = pino({ level: 'silent' });
@@ -464,4 +465,64 @@ describeEachEngine('subscription scheduler: several processes and restarts', (se
       await again.stop();
     }
   });
+});
+
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+if (process.env.CI && !process.env.TEST_DATABASE_URL) {
+  it('two scheduler processes on one PostgreSQL (needs TEST_DATABASE_URL, which CI sets)', () => {
+    throw new Error('TEST_DATABASE_URL is not set: the two-process scheduler test cannot run');
+  });
+}
+
+onPostgres('subscription scheduler in two OS processes on one PostgreSQL [postgres]', () => {
+  let service: TestService | undefined;
+  beforeAll(async () => {
+    service = await startTestService('postgres');
+    // This process only sets the scene through the API: the two workers below do all the charging.
+    await service.background.stop();
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('two `colibri worker` processes charge every due date of 12 subscriptions exactly once', async () => {
+    const s = service as TestService;
+    const m = await s.merchant();
+    const ids = await customerWithCard(s, m);
+    const first = addDays(await today(s, m), 1);
+    const subs = [];
+    for (let i = 0; i < 12; i += 1) subs.push(await subscribe(s, m, ids, { interval: 'WEEKLY', first_due_date: first }));
+
+    // Same database and data directory (the card key lives there); sweeps 100 times as frequent.
+    const env = { DATABASE_URL: s.database.url ?? '', COLIBRI_DATA_DIR: s.config.dataDir, COLIBRI_SWEEP_PERCENT: '1', COLIBRI_SANDBOX_DELAY_MS: '5' };
+    const workers = [spawnColibri('worker', env), spawnColibri('worker', env)];
+    try {
+      await Promise.all(workers.map((w) => waitForOutput(w, 'worker running')));
+      // With both polling, four weeks pass at once: five due dates per subscription fall due together.
+      await advanceMerchantClock(s.ctx.db, m.merchant_id, 29 * DAY_SECONDS);
+      const expected = [0, 7, 14, 21, 28].map((days) => [addDays(first, days), 'PAID', 1]);
+      for (const sub of subs) {
+        const list = await waitFor(() => charges(s, m, sub.subscription_id), (l) => l.length >= 5 && allSettled(l), 'five settled charges', 60_000);
+        expect(list.map((c) => [c.due_date, c.status, c.attempts]).sort()).toEqual(expected);
+      }
+
+      // One payment per charge and one authorisation at the processor per payment: 12 × 5 = 60.
+      const db = s.ctx.db;
+      const subscriptionIds = subs.map((sub) => sub.subscription_id);
+      const payments = await db.selectFrom('payments').select(['payment_token', 'status']).where('subscription_id', 'in', subscriptionIds).execute();
+      expect(payments).toHaveLength(60);
+      expect(payments.every((p) => p.status === 'PAID')).toBe(true);
+      const authorizations = await db
+        .selectFrom('sandbox_operations')
+        .select('reference')
+        .where('merchant_id', '=', m.merchant_id)
+        .where('operation', '=', 'authorize')
+        .execute();
+      expect(new Set(authorizations.map((a) => a.reference)).size).toBe(60);
+      expect(authorizations).toHaveLength(60);
+      expect(await stopChildren(workers)).toEqual([0, 0]);
+    } finally {
+      await stopChildren(workers);
+    }
+  }, 120_000);
 });

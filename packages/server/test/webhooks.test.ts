@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -13,6 +12,7 @@ import { createCallbackAgent, postCallback } from '../src/webhooks/post-callback
 import { startReceiver, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
 import { customerWithCard, paymentBody } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestMerchant, type TestService } from './harness';
+import { spawnColibri, waitForOutput } from './processes';
 
 /**
  * Merchant callbacks end to end: a real receiver on 127.0.0.1, the service's own callback worker,
@@ -21,7 +21,6 @@ import { createTestDatabase, describeEachEngine, ENGINES, type TestMerchant, typ
  * (1 s), so a failing receiver's callback is marked failed within the test.
  */
 
-const CLI = new URL('../bin/colibri.js', import.meta.url).pathname;
 const RETRY_WINDOW_MS = 1_000;
 
 let receiver: CallbackReceiver;
@@ -352,30 +351,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-interface Child {
-  readonly process: ChildProcess;
-  readonly output: string[];
-  readonly exited: Promise<number | null>;
-}
-
-function spawnColibri(command: 'serve' | 'worker', env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [CLI, command], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, output, exited };
-}
-
-async function waitForOutput(child: Child, text: string, timeoutMs = 40_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!child.output.join('').includes(text)) {
-    if (child.process.exitCode !== null) throw new Error(`process exited with ${child.process.exitCode}: ${child.output.join('')}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for "${text}": ${child.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function api(base: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {

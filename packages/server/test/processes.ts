@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** The `colibri` command, as `npm start` runs it. */
+export const CLI = new URL('../bin/colibri.js', import.meta.url).pathname;
+
+/** A `colibri` child process with everything it printed. */
+export interface Child {
+  readonly process: ChildProcess;
+  readonly output: string[];
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts `colibri serve` or `colibri worker` as its own OS process. @example spawnColibri('worker', { DATABASE_URL }) */
+export function spawnColibri(command: 'serve' | 'worker', env: Record<string, string>): Child {
+  const child = spawn(process.execPath, [CLI, command], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { process: child, output, exited };
+}
+
+/** Waits until a child has printed `text`; fails with its output if it exits or takes too long. */
+export async function waitForOutput(child: Child, text: string, timeoutMs = 40_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!child.output.join('').includes(text)) {
+    if (child.process.exitCode !== null) throw new Error(`process exited with ${child.process.exitCode}: ${child.output.join('')}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for "${text}": ${child.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Stops children: SIGTERM, then SIGKILL for any still running after `graceMs`. */
+export async function stopChildren(children: readonly Child[], graceMs = 10_000): Promise<(number | null)[]> {
+  for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+  }, graceMs);
+  try {
+    return await Promise.all(children.map((c) => c.exited));
+  } finally {
+    clearTimeout(timer);
+  }
+}
