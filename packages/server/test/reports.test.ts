@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { expect, it } from 'vitest';
+import { get, type IncomingMessage } from 'node:http';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merchantNow } from '../src/clock/merchant-clock';
-import { BATCH_ROWS } from '../src/reports/export-report';
+import { WINDOW_ROWS } from '../src/reports/export-report';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
-import { describeEachEngine, ERROR_TIMESTAMP, type TestMerchant, type TestService } from './harness';
+import { describeEachEngine, ENGINES, ERROR_TIMESTAMP, startTestService, type TestMerchant, type TestService } from './harness';
 
 const BASE = '/reports/myreports/report';
 const REPORTS_401 = { message: 'Invalid or expired token', code: 0, details: {} };
@@ -745,9 +747,9 @@ describeEachEngine('saved reports', (service) => {
     await customerWithCard(service(), m);
     const card = await service().ctx.db.selectFrom('cards').select(['id', 'person_id']).where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
     const now = await merchantNow(service().ctx.db, m.merchant_id);
-    // Rows are inserted directly: thousands of real payments would make the suite slow. More than one
-    // batch on either engine, and a last batch that is not full.
-    const count = Math.max(BATCH_ROWS.postgres, BATCH_ROWS.pglite) + 500;
+    // Rows are inserted directly: thousands of real payments would make the suite slow. Several PGlite
+    // windows, the last one not full; many written chunks on either engine.
+    const count = 2 * WINDOW_ROWS + 500;
     await insertPayments(service(), m, card.person_id, card.id, now, count);
     const { id } = await create(m, report({ fields: [col(0, 3, 'Reference'), col(1, 33, 'Amount'), col(2, 20, 'Customer')], order_by: [order(0, 1, 'DESC'), order(1, 0)], offset: 10, limit: count - 100 }));
     const csv = await exportCsv(m, id);
@@ -757,6 +759,64 @@ describeEachEngine('saved reports', (service) => {
     expect(new Set(csv.slice(1).map((r) => r[0])).size).toBe(count - 100);
     const json = await exportJson(m, id);
     expect(json.map((r) => [r.Reference, r.Amount, r.Customer])).toEqual(csv.slice(1));
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('report export on PostgreSQL', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('postgres');
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  /** The backend running an export's query: its statement selects the row text `as line`. */
+  const exportBackends = async () =>
+    (
+      await sql<{ wait_event: string | null }>`select wait_event from pg_stat_activity
+        where datname = current_database() and query like '% as line from (%' and query not like '%pg_stat_activity%'`.execute(service.ctx.db)
+    ).rows;
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    for (const started = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() - started > 15_000) throw new Error(`timed out waiting until ${what}`);
+    }
+  };
+
+  it('holds PostgreSQL back while the client does not read, and ends the query when the client leaves', async () => {
+    const m = await service.merchant();
+    await customerWithCard(service, m);
+    const card = await service.ctx.db.selectFrom('cards').select(['id', 'person_id']).where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
+    await insertPayments(service, m, card.person_id, card.id, await merchantNow(service.ctx.db, m.merchant_id), 1);
+    // 100,000 payments, about 12 MB of CSV: more than the service, the sockets and the client buffer.
+    await sql`insert into payments (merchant_id, contract_id, reference_id, method, status, person_id, card_id, original_amount_minor,
+        original_currency, amount_minor, currency, customer_fees_minor, merchant_fees_minor, fee_rules, installments, delay_capture, created_at, updated_at)
+      select merchant_id, contract_id, reference_id || '-' || g, method, status, person_id, card_id, original_amount_minor + g % 1000,
+        original_currency, amount_minor + g % 1000, currency, customer_fees_minor, merchant_fees_minor, fee_rules, installments, delay_capture, created_at, updated_at
+      from payments cross join generate_series(1, 99999) g where merchant_id = ${m.merchant_id}`.execute(service.ctx.db);
+    const fields = [col(0, 3, 'Reference'), col(1, 20, 'Customer'), col(2, 1, 'Status'), col(3, 2, 'Payment token'), col(4, 7, 'Created'), col(5, 33, 'Amount'), col(6, 34, 'Currency')];
+    const created = await service.post(BASE, report({ fields, order_by: [order(0, 5, 'DESC')] }), { token: m.token });
+    expect(created.status).toBe(201);
+    const url = `${service.baseUrl}${BASE}/${created.body.id}/export?format=csv`;
+
+    // A plain request on a socket of its own (no client pool keeping connections around), read once
+    // and then left unread.
+    const stalled = get(url, { headers: { 'x-auth-token': m.token }, agent: false });
+    const response = await new Promise<IncomingMessage>((resolve, reject) => stalled.on('response', resolve).on('error', reject));
+    expect(response.statusCode).toBe(200);
+    await new Promise((resolve) => response.once('data', resolve));
+    response.pause();
+    // The backpressure reaches PostgreSQL, whose backend waits to write.
+    await until(async () => (await exportBackends()).some((b) => b.wait_event === 'ClientWrite'), 'the backend waits on the client');
+    stalled.destroy();
+    await until(async () => (await exportBackends()).length === 0, 'the backend is gone');
+
+    // The service is unharmed: every row comes, in order, to a client that reads.
+    const full = await fetch(url, { headers: { 'x-auth-token': m.token } });
+    const lines = (await full.text()).trimEnd().split('\r\n');
+    expect(lines).toHaveLength(100_001);
+    const amounts = lines.slice(1).map((line) => Number(line.split(',')[5]));
+    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
   });
 });
 

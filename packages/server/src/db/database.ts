@@ -19,6 +19,17 @@ export type DatabaseTarget =
 
 const INT8_OID = 20;
 
+const pools = new WeakMap<Db, pg.Pool>();
+
+/**
+ * The connection pool behind a PostgreSQL handle's `db`, for the rare caller that needs a driver
+ * connection of its own (the report export streams one statement's rows with socket backpressure).
+ * @example const pool = postgresPool(ctx.db); // undefined on PGlite
+ */
+export function postgresPool(db: Db): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 /**
  * Opens Kysely over PostgreSQL (pooled) or PGlite (embedded, one serialised connection). Both engines
  * return `int8` columns as `bigint`, so money in minor units never passes through a JS number.
@@ -42,6 +53,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       if ((error as { code?: string }).code !== '57P01') process.emitWarning(`idle PostgreSQL connection failed: ${error.message}`);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
     return { db, engine: 'postgres', close: () => db.destroy() };
   }
   // PGlite (its WebAssembly PostgreSQL and the dialect) loads only when it is the engine: imported at

@@ -37,7 +37,7 @@ export interface ReportRow {
 export interface CompiledReport {
   /** The output columns' aliases, in order (the CSV header). */
   readonly aliases: readonly string[];
-  /** The report's rows, with the report's own offset and limit, for reading through one cursor. */
+  /** The report's rows, with the report's own offset and limit, for reading as one statement. */
   readonly query: RawBuilder<ReportRow>;
   /**
    * Rows `skip` to `skip + take` of the report's rows (its own offset and limit applied first), for
@@ -322,8 +322,8 @@ export function compileReport(definition: ReportDefinition, merchantId: string, 
       return e ? [sql`${e.sortKey} ${o.direction === 'DESC' ? sql.raw('desc') : sql.raw('asc')}`] : [];
     });
   // Reading in windows needs a total order, so no row is skipped or repeated between windows: the
-  // row key, or the group keys, break ties. One cursor over one snapshot needs none, and sorting by
-  // them costs a second per million rows, so the cursor's query leaves ties in the database's order.
+  // row key, or the group keys, break ties. One statement over one snapshot needs none, and sorting by
+  // them costs a second per million rows, so that query leaves ties in the database's order.
   const tieBreakers = grouped ? keys.map((e) => e.base) : [sql`t.k`];
 
   const body = (offset: number | null, limit: number | null, totalOrder: boolean) => {

@@ -30,6 +30,23 @@ describe('pushStream', () => {
     await expect(out.write('again')).rejects.toBeInstanceOf(StreamClosedError);
   });
 
+  it('offer says when to hold back, and drained when to go on', async () => {
+    const out = pushStream(8);
+    expect(out.offer('abc')).toBe(true);
+    expect(out.offer('more than eight')).toBe(false);
+    let drained = false;
+    const waiting = out.drained().then(() => (drained = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(drained).toBe(false);
+    out.stream.read();
+    await waiting;
+    expect(out.offer('x')).toBe(true);
+    await out.drained();
+    out.stream.destroy();
+    expect(() => out.offer('late')).toThrow(StreamClosedError);
+    await out.drained();
+  });
+
   it('hands a producer failure to the reader as a stream error', async () => {
     const out = pushStream();
     await out.write('partial');
