@@ -141,8 +141,8 @@ try {
       if (copy.rowCount !== rowCount) throw new Error(`COPY wrote ${copy.rowCount} rows, expected ${rowCount}`);
       return seconds;
     };
-    // As PostgreSQL runs it by default (it may use parallel workers), and as the export's cursor runs
-    // it: one backend (a cursor never uses parallel query), without JIT.
+    // As PostgreSQL runs it by default (it may use parallel workers, as the export's single statement
+    // may), and on one backend without JIT (how a cursor runs it: a cursor never uses parallel query).
     const copySeconds = await timeCopy('select 1');
     const copySerialSeconds = await timeCopy('set local max_parallel_workers_per_gather = 0; set local jit = off');
 
