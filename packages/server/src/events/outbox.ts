@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
+import { jsonParameter } from '../lib/json';
 
 /** The callback types of the contract. */
 export type EventType =
@@ -42,16 +43,20 @@ export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
 }
 
 /**
- * An INSERT of an event for a data-modifying CTE: the event is written once per row of `anchor` (a CTE
- * of the same statement), so it exists exactly when the change it reports happened.
- * @example sql`with updated as (…), event as (${eventInsertFrom('updated', event)}) select * from updated`
+ * An INSERT of events for a data-modifying CTE: each event is written only where `anchor` (a CTE of the
+ * same statement) has a row whose `key` column is the event's resource id, so it exists exactly when
+ * the change it reports happened. One statement may so record the events of many changes.
+ * @example sql`with updated as (…), event as (${eventsInsertFrom('updated', 'payment_token', events)}) select * from updated`
  */
-export function eventInsertFrom(anchor: string, event: NewEvent): RawBuilder<unknown> {
-  const row = eventRow(event);
+export function eventsInsertFrom(anchor: string, key: string, events: readonly NewEvent[]): RawBuilder<unknown> {
+  const rows = events.map((event) => ({ ...eventRow(event), data: event.data }));
   return sql`
     insert into events (merchant_id, type, resource_type, resource_id, data, notification_urls)
-    select ${row.merchant_id}::uuid, ${row.type}, ${row.resource_type}, ${row.resource_id}, ${row.data}::jsonb, ${row.notification_urls}::text[]
-    from ${sql.table(anchor)}`;
+    select e.merchant_id, e.type, e.resource_type, e.resource_id, e.data, e.notification_urls
+    from ${sql.table(anchor)} as a
+    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
+      as e(merchant_id uuid, type text, resource_type text, resource_id text, data jsonb, notification_urls text[])
+      on e.resource_id = a.${sql.ref(key)}::text`;
 }
 
 /** Rows per INSERT: events have 6 columns, and PostgreSQL allows 65,535 parameters per statement. */

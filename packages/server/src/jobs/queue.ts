@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
+import { jsonParameter } from '../lib/json';
 
 /**
  * A durable job queue in the database, on both engines. Jobs are enqueued in the same transaction as
@@ -61,16 +62,19 @@ export async function enqueue(db: Db, kind: string, payload: unknown, options: E
 }
 
 /**
- * An INSERT of a job for a data-modifying CTE: the job is enqueued once per row of `anchor` (a CTE of
- * the same statement), so it exists exactly when the change that needs it happened.
- * @example sql`with payment as (…), job as (${enqueueFrom('payment', 'payment.process', payload)}) select * from payment`
+ * An INSERT of jobs for a data-modifying CTE: each job is enqueued only where `anchor` (a CTE of the
+ * same statement) has a row whose `key` column is the job's `resourceId`, so it exists exactly when
+ * the change that needs it happened. One statement may so enqueue the jobs of many changes.
+ * @example sql`with payment as (…), job as (${jobsInsertFrom('payment', 'payment_token', [{ resourceId: token, kind: 'payment.process', payload }])}) select * from payment`
  */
-export function enqueueFrom(anchor: string, kind: string, payload: unknown): RawBuilder<unknown> {
-  const row = jobRow(kind, payload, {});
+export function jobsInsertFrom(anchor: string, key: string, jobs: readonly { resourceId: string; kind: string; payload: unknown }[]): RawBuilder<unknown> {
+  const rows = jobs.map((job) => ({ ...jobRow(job.kind, null, {}), payload: job.payload, resource_id: job.resourceId }));
   return sql`
     insert into jobs (kind, payload, run_at, max_attempts)
-    select ${row.kind}, ${row.payload}::jsonb, ${row.run_at}::timestamptz, ${row.max_attempts}::integer
-    from ${sql.table(anchor)}`;
+    select j.kind, j.payload, j.run_at, j.max_attempts
+    from ${sql.table(anchor)} as a
+    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as j(resource_id text, kind text, payload jsonb, run_at timestamptz, max_attempts integer)
+      on j.resource_id = a.${sql.ref(key)}::text`;
 }
 
 /** Rows per INSERT: jobs have 9 columns, and PostgreSQL allows 65,535 parameters per statement. */

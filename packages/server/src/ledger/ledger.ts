@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
+import { jsonParameter } from '../lib/json';
 
 /**
  * A double-entry journal of every money movement. Each journal is a set of lines whose signed amounts
@@ -107,17 +108,19 @@ export function journalRows(journal: JournalInput): LedgerRow[] {
 }
 
 /**
- * An INSERT of ledger rows for a data-modifying CTE: the rows are written once per row of `anchor` (a
- * CTE of the same statement), so they exist only if the change they belong to happened.
- * @example sql`with updated as (…), ledger as (${ledgerInsertFrom('updated', rows)}) select * from updated`
+ * An INSERT of ledger rows for a data-modifying CTE: each row is written only where `anchor` (a CTE of
+ * the same statement) has a row whose `key` column is the line's resource id, so a journal exists only
+ * if the change it belongs to happened. One statement may so write the journals of many changes.
+ * @example sql`with updated as (…), ledger as (${ledgerInsertFrom('updated', 'payment_token', rows)}) select * from updated`
  */
-export function ledgerInsertFrom(anchor: string, rows: readonly LedgerRow[]): RawBuilder<unknown> {
-  const json = JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+export function ledgerInsertFrom(anchor: string, key: string, rows: readonly LedgerRow[]): RawBuilder<unknown> {
   return sql`
     insert into ledger_entries (journal_id, merchant_id, kind, account, amount_minor, currency, resource_id, created_at)
     select l.journal_id, l.merchant_id, l.kind, l.account, l.amount_minor, l.currency, l.resource_id, coalesce(l.created_at, now())
-    from ${sql.table(anchor)}, jsonb_to_recordset(${json}::jsonb)
-      as l(journal_id uuid, merchant_id uuid, kind text, account text, amount_minor bigint, currency text, resource_id text, created_at timestamptz)`;
+    from ${sql.table(anchor)} as a
+    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
+      as l(journal_id uuid, merchant_id uuid, kind text, account text, amount_minor bigint, currency text, resource_id text, created_at timestamptz)
+      on l.resource_id = a.${sql.ref(key)}::text`;
 }
 
 /** Balances of a merchant's accounts, derived from the journal. @example (await balances(db, id)).merchant_payable */

@@ -1,7 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database';
-import { eventInsertFrom, type NewEvent } from '../events/outbox';
-import { journalRows, ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
+import { eventsInsertFrom, type NewEvent } from '../events/outbox';
+import { journalRows, ledgerInsertFrom, type JournalInput, type LedgerRow } from '../ledger/ledger';
+import { jsonParameter } from '../lib/json';
 import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
 import type { PaymentsTable } from './tables';
 import type { PaymentStatus } from './states';
@@ -47,67 +48,120 @@ export async function changeStatus(
   status: PaymentStatus,
   at: Date,
   patch: StatusPatch = {},
-  journals?: (updated: PaymentRow) => readonly JournalInput[],
+  journals?: StatusChange['journals'],
 ): Promise<PaymentRow> {
-  const updated = await writeStatusChange(db, payment, status, at, patch, journals);
+  const [updated] = await changeStatuses(db, [{ payment, status, at, patch, journals }]);
   if (!updated) throw new Error(`payment ${payment.payment_token} vanished during a status change`);
   return updated;
 }
 
 /**
  * Like changeStatus, but without a row lock: the change applies only if the payment is still in
- * `from` when the statement runs; otherwise nothing is written and the answer is undefined. The
- * processor job settles PROCESSING payments this way, in one round trip.
+ * `from` when the statement runs; otherwise nothing is written and the answer is undefined.
  * @example const paid = await changeStatusIf(db, 'PROCESSING', payment, 'PAID', now, patch, (row) => [captureJournal(row, now)]);
  */
-export function changeStatusIf(
+export async function changeStatusIf(
   db: Db,
   from: PaymentStatus,
   payment: PaymentRow,
   status: PaymentStatus,
   at: Date,
   patch: StatusPatch = {},
-  journals?: (updated: PaymentRow) => readonly JournalInput[],
+  journals?: StatusChange['journals'],
 ): Promise<PaymentRow | undefined> {
-  return writeStatusChange(db, payment, status, at, patch, journals, from);
+  const [updated] = await changeStatuses(db, [{ payment, status, at, patch, journals, from }]);
+  return updated;
 }
 
 type StatusPatch = Partial<Omit<PaymentRow, 'payment_token' | 'created_at'>>;
 
+/** One status change of a payment (see changeStatus and changeStatusIf). */
+export interface StatusChange {
+  payment: PaymentRow;
+  status: PaymentStatus;
+  at: Date;
+  patch?: StatusPatch | undefined;
+  /** The journals of the change, from the row as it will be. */
+  journals?: ((updated: PaymentRow) => readonly JournalInput[]) | undefined;
+  /** Applies the change only if the payment is still in this status (no row lock needed). */
+  from?: PaymentStatus | undefined;
+}
+
 /**
- * The status change as one statement of data-modifying CTEs: the history line, the event and the
- * journal are inserted from the `updated` row, so they exist exactly when the update happened. The
- * event and journal are computed beforehand from the row as it will be (payment + patch).
+ * Writes many status changes with one statement of data-modifying CTEs per kind of change (the
+ * columns it sets and its `from` guard): the rows, and from the rows actually updated their history
+ * lines, events and journals, so each exists exactly when its update happened. The processor job
+ * settles a batch of authorisations this way. Answers each change's updated row, in order, or
+ * undefined where a `from` guard did not match.
+ * @example const [paid] = await changeStatuses(db, [{ payment, status: 'PAID', at: now, from: 'PROCESSING' }]);
  */
-async function writeStatusChange(
-  db: Db,
-  payment: PaymentRow,
-  status: PaymentStatus,
-  at: Date,
-  patch: StatusPatch,
-  journals: ((updated: PaymentRow) => readonly JournalInput[]) | undefined,
-  from?: PaymentStatus,
-): Promise<PaymentRow | undefined> {
+export async function changeStatuses(db: Db, changes: readonly StatusChange[]): Promise<(PaymentRow | undefined)[]> {
+  const updated = new Map<string, PaymentRow>();
+  for (const group of statementGroups(changes.map(describeChange))) {
+    for (const row of await writeStatusGroup(db, group)) updated.set(row.payment_token, row);
+  }
+  return changes.map((change) => updated.get(change.payment.payment_token));
+}
+
+interface DescribedChange {
+  set: Partial<PaymentRow> & { payment_token: string };
+  from: PaymentStatus | undefined;
+  event: NewEvent;
+  lines: LedgerRow[];
+}
+
+/** The columns a change sets, and its event and journal lines, computed from the row as it will be. */
+function describeChange({ payment, status, at, patch = {}, journals, from }: StatusChange): DescribedChange {
   const stamp = STATUS_TIMESTAMPS[status];
   const changes = { ...patch, status, updated_at: at, ...(stamp ? { [stamp]: at } : {}) };
   const expected: PaymentRow = { ...payment, ...changes };
-  const lines = (journals?.(expected) ?? []).flatMap(journalRows);
-  const update = db
-    .updateTable('payments')
-    .set(changes)
-    .where('payment_token', '=', payment.payment_token)
-    .$if(from !== undefined, (qb) => qb.where('status', '=', from as PaymentStatus))
-    .returningAll();
+  return {
+    set: { payment_token: payment.payment_token, ...changes },
+    from,
+    event: paymentEvent(expected),
+    lines: (journals?.(expected) ?? []).flatMap(journalRows),
+  };
+}
+
+/**
+ * Changes that share a statement: the same columns set and the same guard, each payment at most once
+ * (an UPDATE touches a row once per statement; a payment changed twice in one batch gets two).
+ */
+function statementGroups(changes: readonly DescribedChange[]): DescribedChange[][] {
+  const groups = new Map<string, { changes: DescribedChange[]; tokens: Set<string> }[]>();
+  for (const change of changes) {
+    const shape = `${change.from ?? ''}:${Object.keys(change.set).sort().join(',')}`;
+    const candidates = groups.get(shape) ?? [];
+    groups.set(shape, candidates);
+    let group = candidates.find((g) => !g.tokens.has(change.set.payment_token));
+    if (!group) candidates.push((group = { changes: [], tokens: new Set() }));
+    group.changes.push(change);
+    group.tokens.add(change.set.payment_token);
+  }
+  return [...groups.values()].flat().map((g) => g.changes);
+}
+
+async function writeStatusGroup(db: Db, group: readonly DescribedChange[]): Promise<PaymentRow[]> {
+  const [first] = group;
+  if (!first) return [];
+  const columns = Object.keys(first.set).filter((column) => column !== 'payment_token');
+  const assignments = sql.join(columns.map((column) => sql`${sql.ref(column)} = v.${sql.ref(column)}`));
+  const guard = first.from === undefined ? sql`` : sql`and p.status = ${first.from}`;
   const { rows } = await sql<PaymentRow>`
-    with updated as (${update}),
+    with v as (select * from jsonb_populate_recordset(null::payments, ${jsonParameter(group.map((c) => c.set))}::jsonb)),
+    updated as (
+      update payments as p set ${assignments}
+      from v where p.payment_token = v.payment_token ${guard}
+      returning p.*
+    ),
     history as (
       insert into payment_status_history (payment_token, status, at)
       select payment_token, status, updated_at from updated
     ),
-    event as (${eventInsertFrom('updated', paymentEvent(expected))}),
-    ledger as (${ledgerInsertFrom('updated', lines)})
+    event as (${eventsInsertFrom('updated', 'payment_token', group.map((c) => c.event))}),
+    ledger as (${ledgerInsertFrom('updated', 'payment_token', group.flatMap((c) => c.lines))})
     select * from updated`.execute(db);
-  return rows[0];
+  return rows;
 }
 
 /** Ledger: the journal of money held (1n) or released (-1n) by a pre-authorisation (memo accounts). */

@@ -1,12 +1,13 @@
+import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { computeFees, type FeePlan } from '../fees/fee-plan';
 import { backoffMs, RetryLater, type Job } from '../jobs/queue';
+import { batchCalls } from '../lib/batch';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
-import type { JournalInput } from '../ledger/ledger';
 import { processorCard, type CardRow } from '../vault/lookup';
-import { captureJournal, changeStatus, changeStatusIf, holdJournal, lockPayment, type PaymentRow } from './payment-record';
+import { captureJournal, changeStatus, changeStatuses, holdJournal, lockPayment, type PaymentRow, type StatusChange } from './payment-record';
 import { canTransition, type PaymentStatus } from './states';
 
 export interface ProcessPaymentJob {
@@ -27,12 +28,15 @@ export interface ProcessPaymentJob {
  * own answer, never guessed.
  */
 export function processPaymentHandler(ctx: AppContext) {
+  // The jobs of one claimed batch run together: their reads and their settlements share statements.
+  const load = batchCalls((tokens: readonly string[]) => loadForProcessing(ctx.db, tokens));
+  const settleIf = batchCalls((changes: readonly StatusChange[]) => changeStatuses(ctx.db, changes));
   return async (job: Job<ProcessPaymentJob>): Promise<void> => {
     const { paymentToken, merchantId, step } = job.payload;
     // One authorisation per payment; captures and cancels may be requested again after a refusal, so
     // theirs carry the job's id: stable across the job's retries, new for each request.
     const reference = step === 'authorize' ? `${paymentToken}:authorize` : `${paymentToken}:${step}:${job.id}`;
-    const loaded = await loadForProcessing(ctx.db, paymentToken);
+    const loaded = await load(paymentToken);
     if (!loaded || loaded.payment.status !== 'PROCESSING') return; // settled by an earlier attempt
     const { payment, card, clockOffsetMs } = loaded;
 
@@ -47,16 +51,22 @@ export function processPaymentHandler(ctx: AppContext) {
       }
       throw error;
     }
-    await settle(ctx, payment, job.payload, result, clockAt(clockOffsetMs));
+    await settle(ctx, settleIf, payment, job.payload, result, clockAt(clockOffsetMs));
     ctx.workerSignal.poke();
   };
 }
 
 type ProcessorCardRow = Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>;
 
-/** The payment, its merchant's clock and its card (the merchant's own only), in one round trip. */
-async function loadForProcessing(db: Db, paymentToken: string) {
-  const row = await db
+interface LoadedForProcessing {
+  payment: PaymentRow;
+  card: ProcessorCardRow | undefined;
+  clockOffsetMs: bigint;
+}
+
+/** Payments with their merchant's clock and their card (the merchant's own only), in one round trip; undefined where gone. */
+async function loadForProcessing(db: Db, paymentTokens: readonly string[]): Promise<(LoadedForProcessing | undefined)[]> {
+  const rows = await db
     .selectFrom('payments as p')
     .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
     .leftJoin('cards as c', (join) => join.onRef('c.id', '=', 'p.card_id').onRef('c.merchant_id', '=', 'p.merchant_id'))
@@ -70,24 +80,27 @@ async function loadForProcessing(db: Db, paymentToken: string) {
       'c.holder_name as __card_holder_name',
       'c.scheme as __card_scheme',
     ])
-    .where('p.payment_token', '=', paymentToken)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const {
-    __clock_offset_ms: clockOffsetMs,
-    __card_key_id: keyId,
-    __card_number_ciphertext: numberCiphertext,
-    __card_exp_month: expMonth,
-    __card_exp_year: expYear,
-    __card_holder_name: holderName,
-    __card_scheme: scheme,
-    ...payment
-  } = row;
-  const card: ProcessorCardRow | undefined =
-    keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
-      ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
-      : undefined;
-  return { payment: payment as PaymentRow, card, clockOffsetMs };
+    .where(sql<boolean>`p.payment_token = any(${[...paymentTokens]}::uuid[])`)
+    .execute();
+  const loaded = new Map<string, LoadedForProcessing>();
+  for (const row of rows) {
+    const {
+      __clock_offset_ms: clockOffsetMs,
+      __card_key_id: keyId,
+      __card_number_ciphertext: numberCiphertext,
+      __card_exp_month: expMonth,
+      __card_exp_year: expYear,
+      __card_holder_name: holderName,
+      __card_scheme: scheme,
+      ...payment
+    } = row;
+    const card: ProcessorCardRow | undefined =
+      keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
+        ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
+        : undefined;
+    loaded.set(payment.payment_token, { payment: payment as PaymentRow, card, clockOffsetMs });
+  }
+  return paymentTokens.map((token) => loaded.get(token));
 }
 
 async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow | undefined, job: ProcessPaymentJob, reference: string): Promise<OperationResult> {
@@ -115,21 +128,28 @@ async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow
  * payment is still PROCESSING (the sendPayment hot path: one round trip, no lock); a capture, which
  * also rewrites the fees, and a cancel run in a transaction under the payment's row lock.
  */
-async function settle(ctx: AppContext, seen: PaymentRow, job: ProcessPaymentJob, result: OperationResult, now: Date): Promise<void> {
+async function settle(
+  ctx: AppContext,
+  settleIf: (change: StatusChange) => Promise<PaymentRow | undefined>,
+  seen: PaymentRow,
+  job: ProcessPaymentJob,
+  result: OperationResult,
+  now: Date,
+): Promise<void> {
   if (job.step === 'authorize') {
-    const settleIf = (status: PaymentStatus, patch: Partial<PaymentRow>, journals?: (row: PaymentRow) => JournalInput[]) =>
-      changeStatusIf(ctx.db, 'PROCESSING', seen, status, now, patch, journals);
+    const change = (status: PaymentStatus, patch: Partial<PaymentRow>, journals?: StatusChange['journals']) =>
+      settleIf({ payment: seen, from: 'PROCESSING', status, at: now, patch, journals });
     if (result.status !== 'APPROVED') {
       const status = result.status === 'DECLINED' ? 'DECLINED' : 'ERROR';
-      if (canTransition('PROCESSING', status)) await settleIf(status, { error_code: result.code, error_description: result.description });
+      if (canTransition('PROCESSING', status)) await change(status, { error_code: result.code, error_description: result.description });
       return;
     }
     if (seen.delay_capture) {
-      await settleIf('PRE_AUTHORIZED', { processor_id: result.processorId, authorized_minor: seen.amount_minor }, (held) => [holdJournal(held, now, 1n, 'authorization')]);
+      await change('PRE_AUTHORIZED', { processor_id: result.processorId, authorized_minor: seen.amount_minor }, (held) => [holdJournal(held, now, 1n, 'authorization')]);
       return;
     }
     const paid = { processor_id: result.processorId, authorized_minor: seen.amount_minor, captured_minor: seen.amount_minor };
-    await settleIf('PAID', paid, (row) => [captureJournal(row, now)]);
+    await change('PAID', paid, (row) => [captureJournal(row, now)]);
     return;
   }
 

@@ -4,11 +4,13 @@ import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { eventInsertFrom } from '../events/outbox';
+import { eventsInsertFrom } from '../events/outbox';
 import { computeFees, DEFAULT_FEE_PLAN, type AppliedFee, type FeeBreakdown, type FeePlan } from '../fees/fee-plan';
 import { convert, type FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
-import { enqueue, enqueueFrom } from '../jobs/queue';
+import { enqueue, jobsInsertFrom } from '../jobs/queue';
+import { batchCalls, onePer } from '../lib/batch';
+import { jsonParameter } from '../lib/json';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
 import { changeStatus, paymentEvent, type PaymentRow } from './payment-record';
 import type { ProcessPaymentJob } from './process-payment';
@@ -39,7 +41,8 @@ export async function sendPayment(
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
 
-  const loaded = await loadPaymentContext(ctx, merchantId, input.public_person_id, input.public_card_id);
+  const batchers = batchersOf(ctx.db);
+  const loaded = await batchers.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id });
   if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
 
   const asset = input.payment.asset.toUpperCase();
@@ -77,7 +80,7 @@ export async function sendPayment(
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
   const now = clockAt(loaded.clockOffsetMs);
 
-  const payment = await insertCardPayment(ctx.db, {
+  const payment = await batchers.insert({
     merchantId,
     contractId: input.contract_id,
     referenceId: input.reference_id,
@@ -106,27 +109,71 @@ export async function sendPayment(
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * Everything sendPayment reads, in one round trip: the merchant's contract and clock, its fee plan, and
- * the person and card (only the merchant's own: another merchant's are simply absent).
- */
-async function loadPaymentContext(ctx: AppContext, merchantId: string, personId: string, cardId: string) {
-  const row = await ctx.db
-    .selectFrom('merchants as m')
-    .leftJoin('fee_plans as f', 'f.merchant_id', 'm.id')
-    .leftJoin('persons as p', (join) => join.onRef('p.merchant_id', '=', 'm.id').on('p.id', '=', UUID.test(personId) ? personId : null))
-    .leftJoin('cards as c', (join) => join.onRef('c.merchant_id', '=', 'm.id').on('c.id', '=', UUID.test(cardId) ? cardId : null))
-    .select(['m.contract_id', 'm.clock_offset_ms', 'f.plan', 'p.id as person_id', 'c.id as card_id', 'c.person_id as card_person_id', 'c.status as card_status'])
-    .where('m.id', '=', merchantId)
-    .executeTakeFirstOrThrow();
-  return {
-    contractId: row.contract_id,
-    clockOffsetMs: row.clock_offset_ms,
-    feePlan: (row.plan as FeePlan | null) ?? DEFAULT_FEE_PLAN,
-    person: row.person_id ? { id: row.person_id } : undefined,
-    card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
-  };
+interface ContextKey {
+  merchantId: string;
+  personId: string;
+  cardId: string;
 }
+
+/** What sendPayment reads before pricing a payment. */
+interface PaymentContext {
+  contractId: string;
+  clockOffsetMs: bigint;
+  feePlan: FeePlan;
+  person: { id: string } | undefined;
+  card: { id: string; person_id: string; status: string } | undefined;
+}
+
+/**
+ * Everything sendPayment reads, for many requests in one round trip: each merchant's contract and
+ * clock, its fee plan, and the person and card (only the merchant's own: another merchant's are simply
+ * absent).
+ */
+async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise<PaymentContext[]> {
+  const wanted = keys.map((key, n) => ({
+    n,
+    merchant_id: key.merchantId,
+    person_id: UUID.test(key.personId) ? key.personId : null,
+    card_id: UUID.test(key.cardId) ? key.cardId : null,
+  }));
+  const { rows } = await sql<{
+    n: number;
+    contract_id: string;
+    clock_offset_ms: bigint;
+    plan: FeePlan | null;
+    person_id: string | null;
+    card_id: string | null;
+    card_person_id: string | null;
+    card_status: string | null;
+  }>`
+    select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status
+    from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid)
+    join merchants as m on m.id = k.merchant_id
+    left join fee_plans as f on f.merchant_id = m.id
+    left join persons as p on p.merchant_id = m.id and p.id = k.person_id
+    left join cards as c on c.merchant_id = m.id and c.id = k.card_id`.execute(db);
+  const byKey = new Map(rows.map((row) => [row.n, row]));
+  return keys.map((key, n) => {
+    const row = byKey.get(n);
+    if (!row) throw new Error(`merchant ${key.merchantId} not found`);
+    return {
+      contractId: row.contract_id,
+      clockOffsetMs: row.clock_offset_ms,
+      feePlan: row.plan ?? DEFAULT_FEE_PLAN,
+      person: row.person_id ? { id: row.person_id } : undefined,
+      card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
+    };
+  });
+}
+
+/**
+ * sendPayment's two statements, each shared by the requests that arrive in the same turn of the event
+ * loop (lib/batch.ts): under load, one read and one insert serve many payments.
+ */
+const batchersOf = onePer((db: Db) => ({
+  loadContext: batchCalls((keys: readonly ContextKey[]) => loadPaymentContexts(db, keys)),
+  insert: batchCalls((inputs: readonly NewCardPayment[]) => insertCardPayments(db, inputs)),
+}));
 
 /** A priced card payment, ready to be stored (sendPayment and subscription charges build one). */
 export interface NewCardPayment {
@@ -161,23 +208,81 @@ export interface NewCardPayment {
 
 /**
  * Stores a card payment: the row (CREATED), its fees and history, and, unless `start` is false, the
- * move to PROCESSING with its event and the authorisation job, in one statement of data-modifying
- * CTEs. This is the service's busiest write: one round trip, atomic by itself, whether or not the
+ * move to PROCESSING with its event and the authorisation job. Atomic by itself, whether or not the
  * caller is in a transaction. The caller has validated and priced it, and pokes the worker after.
- * @example const payment = await insertCardPayment(ctx.db, priced);
+ * @example const payment = await insertCardPayment(trx, priced);
  */
 export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<PaymentRow> {
+  const [created] = await insertCardPayments(db, [input]);
+  if (!created) throw new Error('the payment insert returned no row');
+  return created;
+}
+
+/**
+ * Stores many card payments (see insertCardPayment) in one statement of data-modifying CTEs: the
+ * service's busiest write, shared by the sendPayment requests that arrive together. Answers the stored
+ * rows in the order of `inputs`.
+ */
+export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment[]): Promise<PaymentRow[]> {
+  const rows = inputs.map(paymentRow);
+  const history = inputs.flatMap((input, i) =>
+    (input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING']).map((status) => ({ payment_token: rows[i]?.payment_token, status, at: input.now })),
+  );
+  const fees = inputs.flatMap((input, i) =>
+    input.fees.fees.map((f) => ({ payment_token: rows[i]?.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
+  );
+  const started = inputs.flatMap((input, i) => {
+    const row = rows[i];
+    return row && input.start !== false ? [{ row, authentication: input.authentication }] : [];
+  });
+  const jobs = started.map(({ row, authentication }) => ({ resourceId: row.payment_token, kind: AUTHORIZATION_JOB, payload: authorizationJob(row, authentication) }));
+  const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
+  const { rows: stored } = await sql<PaymentRow>`
+    with payment as (
+      insert into payments (${columns})
+      select ${columns} from jsonb_populate_recordset(null::payments, ${jsonParameter(rows)}::jsonb)
+      returning *
+    ),
+    history as (
+      insert into payment_status_history (payment_token, status, at)
+      select h.payment_token, h.status, h.at
+      from payment as p
+      join jsonb_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::jsonb) as h(n integer, payment_token uuid, status text, at timestamptz)
+        on h.payment_token = p.payment_token
+      order by h.n
+    ),
+    fees as (
+      insert into payment_fees (payment_token, fee_type, payer, amount_minor, currency)
+      select f.payment_token, f.fee_type, f.payer, f.amount_minor, f.currency
+      from payment as p
+      join jsonb_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::jsonb)
+        as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
+        on f.payment_token = p.payment_token
+      order by f.n
+    ),
+    event as (${eventsInsertFrom('payment', 'payment_token', started.map(({ row }) => paymentEvent(row)))}),
+    job as (${jobsInsertFrom('payment', 'payment_token', jobs)})
+    select * from payment`.execute(db);
+  const byToken = new Map(stored.map((row) => [row.payment_token, row]));
+  return rows.map((row) => {
+    const created = byToken.get(row.payment_token);
+    if (!created) throw new Error(`the payment insert returned no row for ${row.payment_token}`);
+    return created;
+  });
+}
+
+/** A payment's row as stored (json columns as values: the statement reads them with jsonb_populate_recordset). */
+function paymentRow(input: NewCardPayment) {
   const { now, fees, plan, quote } = input;
   const currency = input.originalCurrency;
-  const start = input.start !== false;
-  const row = {
+  return {
     payment_token: input.paymentToken ?? randomUUID(),
     merchant_id: input.merchantId,
     contract_id: input.contractId,
     reference_id: input.referenceId,
     method: input.method,
-    // A payment sent at once is stored PROCESSING directly (both moves are in its history below).
-    status: start ? 'PROCESSING' : 'CREATED',
+    // A payment sent at once is stored PROCESSING directly (both moves are in its history).
+    status: input.start === false ? 'CREATED' : 'PROCESSING',
     person_id: input.personId,
     card_id: input.cardId,
     original_amount_minor: input.originalMinor,
@@ -186,18 +291,18 @@ export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<
     currency: 'BRL',
     customer_fees_minor: fees.customerFeesMinor,
     merchant_fees_minor: fees.merchantFeesMinor,
-    fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
+    fee_rules: { payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm },
     fx_rate: currency === 'BRL' ? null : quote.rate,
     fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
     installments: input.installments,
     delay_capture: input.delayCapture,
     soft_descriptor: input.softDescriptor,
-    extra_data: input.extraData === undefined ? null : JSON.stringify(input.extraData),
+    extra_data: input.extraData === undefined ? null : input.extraData,
     ip_address: input.ipAddress,
     notification_url: input.notificationUrl,
     // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
     authentication: input.authentication
-      ? JSON.stringify({ eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id })
+      ? { eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id }
       : null,
     authorized_minor: 0n,
     captured_minor: 0n,
@@ -213,35 +318,13 @@ export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<
     created_at: now,
     updated_at: now,
   };
-  const statuses = start ? ['CREATED', 'PROCESSING'] : ['CREATED'];
-  const feeRows = JSON.stringify(fees.fees.map((f) => ({ fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor.toString(), currency: 'BRL' })));
-  const job: ProcessPaymentJob = { paymentToken: row.payment_token, merchantId: row.merchant_id, step: 'authorize', authentication: input.authentication };
-  const sent = start
-    ? sql`, event as (${eventInsertFrom('payment', paymentEvent(row))}), job as (${enqueueFrom('payment', 'payment.process', job)})`
-    : sql``;
-  const { rows } = await sql<PaymentRow>`
-    with payment as (${db.insertInto('payments').values(row).returningAll()}),
-    history as (
-      insert into payment_status_history (payment_token, status, at)
-      select payment_token, s.status, created_at from payment, unnest(${statuses}::text[]) with ordinality as s(status, n)
-      order by s.n
-    ),
-    fees as (
-      insert into payment_fees (payment_token, fee_type, payer, amount_minor, currency)
-      select payment_token, f.fee_type, f.payer, f.amount_minor, f.currency
-      from payment, jsonb_to_recordset(${feeRows}::jsonb) as f(fee_type text, payer text, amount_minor bigint, currency text)
-    )
-    ${sent}
-    select * from payment`.execute(db);
-  const created = rows[0];
-  if (!created) throw new Error('the payment insert returned no row');
-  return created;
 }
 
+const AUTHORIZATION_JOB = 'payment.process';
+
 /** The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere. */
-function enqueueAuthorization(trx: Db, payment: PaymentRow, authentication: ProcessPaymentJob['authentication']) {
-  const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
-  return enqueue(trx, 'payment.process', job);
+function authorizationJob(payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, authentication: ProcessPaymentJob['authentication']): ProcessPaymentJob {
+  return { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
 }
 
 /**
@@ -251,6 +334,6 @@ function enqueueAuthorization(trx: Db, payment: PaymentRow, authentication: Proc
  */
 export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, authentication?: ProcessPaymentJob['authentication']): Promise<PaymentRow> {
   const processing = await changeStatus(trx, payment, 'PROCESSING', now);
-  await enqueueAuthorization(trx, payment, authentication);
+  await enqueue(trx, AUTHORIZATION_JOB, authorizationJob(payment, authentication));
   return processing;
 }
