@@ -102,6 +102,13 @@ export function backoffMs(attempts: number, random = Math.random): number {
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
+/**
+ * Jobs claimed at once. Handlers of one batch run concurrently, and the card payment handler shares its
+ * statements across them (lib/batch.ts), so a larger batch settles more payments per round trip: with
+ * 20 the authorisations fell behind sendPayment under load (bench/payments.ts), with 100 they keep up.
+ */
+const DEFAULT_BATCH_SIZE = 100;
+
 export interface WorkerOptions {
   /** How long a claim lasts before another worker may take the job. */
   leaseMs?: number;
@@ -191,7 +198,7 @@ export class JobWorker {
         where run_at <= now() and failed_at is null and (locked_until is null or locked_until < now())
           and kind = any(${kinds}::text[])
         order by run_at
-        limit ${this.options.batchSize ?? 20}
+        limit ${this.options.batchSize ?? DEFAULT_BATCH_SIZE}
         for update skip locked
       )
       returning id, kind, payload, attempts`.execute(this.db);

@@ -96,11 +96,13 @@ export interface StatusChange {
  * @example const [paid] = await changeStatuses(db, [{ payment, status: 'PAID', at: now, from: 'PROCESSING' }]);
  */
 export async function changeStatuses(db: Db, changes: readonly StatusChange[]): Promise<(PaymentRow | undefined)[]> {
-  const updated = new Map<string, PaymentRow>();
-  for (const group of statementGroups(changes.map(describeChange))) {
-    for (const row of await writeStatusGroup(db, group)) updated.set(row.payment_token, row);
+  const described = changes.map(describeChange);
+  const answers: (PaymentRow | undefined)[] = changes.map(() => undefined);
+  for (const group of statementGroups(described)) {
+    const updated = new Map((await writeStatusGroup(db, group.map((i) => described[i] as DescribedChange))).map((row) => [row.payment_token, row]));
+    for (const i of group) answers[i] = updated.get((described[i] as DescribedChange).set.payment_token);
   }
-  return changes.map((change) => updated.get(change.payment.payment_token));
+  return answers;
 }
 
 interface DescribedChange {
@@ -124,21 +126,22 @@ function describeChange({ payment, status, at, patch = {}, journals, from }: Sta
 }
 
 /**
- * Changes that share a statement: the same columns set and the same guard, each payment at most once
- * (an UPDATE touches a row once per statement; a payment changed twice in one batch gets two).
+ * The changes (as indices, in order) that share a statement: the same columns set and the same guard,
+ * each payment at most once (an UPDATE touches a row once per statement, so a payment changed twice
+ * in one batch gets a second statement, after the first).
  */
-function statementGroups(changes: readonly DescribedChange[]): DescribedChange[][] {
-  const groups = new Map<string, { changes: DescribedChange[]; tokens: Set<string> }[]>();
-  for (const change of changes) {
+function statementGroups(changes: readonly DescribedChange[]): number[][] {
+  const groups = new Map<string, { indices: number[]; tokens: Set<string> }[]>();
+  changes.forEach((change, i) => {
     const shape = `${change.from ?? ''}:${Object.keys(change.set).sort().join(',')}`;
     const candidates = groups.get(shape) ?? [];
     groups.set(shape, candidates);
     let group = candidates.find((g) => !g.tokens.has(change.set.payment_token));
-    if (!group) candidates.push((group = { changes: [], tokens: new Set() }));
-    group.changes.push(change);
+    if (!group) candidates.push((group = { indices: [], tokens: new Set() }));
+    group.indices.push(i);
     group.tokens.add(change.set.payment_token);
-  }
-  return [...groups.values()].flat().map((g) => g.changes);
+  });
+  return [...groups.values()].flat().map((g) => g.indices);
 }
 
 async function writeStatusGroup(db: Db, group: readonly DescribedChange[]): Promise<PaymentRow[]> {

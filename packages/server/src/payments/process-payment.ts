@@ -124,9 +124,10 @@ async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow
 }
 
 /**
- * Applies the processor's answer. An authorisation's outcome is one statement that applies only if the
- * payment is still PROCESSING (the sendPayment hot path: one round trip, no lock); a capture, which
- * also rewrites the fees, and a cancel run in a transaction under the payment's row lock.
+ * Applies the processor's answer. An authorisation's outcome is a status change that applies only if
+ * the payment is still PROCESSING (no lock), written by `settleIf` in one statement with the outcomes
+ * of the other jobs of its batch (the sendPayment hot path); a capture, which also rewrites the fees,
+ * and a cancel run in a transaction under the payment's row lock.
  */
 async function settle(
   ctx: AppContext,

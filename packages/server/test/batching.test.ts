@@ -1,0 +1,163 @@
+import { expect, it } from 'vitest';
+import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
+import { batchCalls } from '../src/lib/batch';
+import { captureJournal, changeStatuses, type PaymentRow } from '../src/payments/payment-record';
+import { insertCardPayments, type NewCardPayment } from '../src/payments/send-payment';
+import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
+import { describeEachEngine, type TestMerchant } from './harness';
+import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+
+/**
+ * The statements that calls arriving together share (lib/batch.ts): sendPayment's read and insert,
+ * the authorisation job's read and settlement, and the simulator's record. Each payment of a shared
+ * statement must come out exactly as if it had been written alone, and one bad item must cost only itself.
+ */
+describeEachEngine('statements shared by concurrent payments', (service) => {
+  it('stores every payment of 30 sent at once by two merchants whole: row, fees, history, events, journals and job', async () => {
+    const merchants = [await service().merchant('A'), await service().merchant('B')];
+    const customers = [await customerWithCard(service(), merchants[0] as TestMerchant), await customerWithCard(service(), merchants[1] as TestMerchant)];
+    const sent = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const m = merchants[i % 2] as TestMerchant;
+        const amount = `${10 + i}.${String(i).padStart(2, '0')}`;
+        const response = await service().post('/checkout/sendPayment', paymentBody(m, customers[i % 2] as { personId: string; cardId: string }, { payment: { amount } }), { token: m.token });
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        return { m, amount, token: response.body.payment_token as string };
+      }),
+    );
+    expect(new Set(sent.map((s) => s.token)).size).toBe(30);
+    const db = service().ctx.db;
+    for (const { m, amount, token } of sent) {
+      const details = await waitForStatus(service(), m, token, settled);
+      expect(details.general_info).toMatchObject({ transaction_status: 'PAID', project_id: m.contract_id });
+      expect(details.payment_info.order_amount).toBe(Number(amount));
+      expect(details.transaction_history.map((h: { status: string }) => h.status)).toEqual(['PAID', 'PROCESSING', 'CREATED']);
+      expect(details.fee_info.fee.map((f: { fee_type: string }) => f.fee_type)).toEqual(['SERVICE_FEE', 'TAXES_FEE']);
+      const payment = await db.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
+      expect(payment.merchant_id).toBe(m.merchant_id);
+      expect(payment.captured_minor).toBe(BigInt(amount.replace('.', '')));
+      const events = await db.selectFrom('events').select(['merchant_id', 'data']).where('resource_id', '=', token).execute();
+      expect(events.map((e) => (e.data as { status: string }).status).sort()).toEqual(['PAID', 'PROCESSING']);
+      expect(events.every((e) => e.merchant_id === m.merchant_id)).toBe(true);
+      const lines = await db.selectFrom('ledger_entries').select(['amount_minor', 'merchant_id']).where('resource_id', '=', token).execute();
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.reduce((sum, l) => sum + l.amount_minor, 0n)).toBe(0n);
+      expect(lines.every((l) => l.merchant_id === m.merchant_id)).toBe(true);
+    }
+    const tokens = new Set(sent.map((s) => s.token));
+    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', 'payment.process').execute();
+    expect(jobs.filter((j) => tokens.has((j.payload as { paymentToken: string }).paymentToken))).toEqual([]);
+  });
+
+  it('fails only the payment whose row the database refuses; the others of its statement are stored', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const insert = batchCalls((inputs: readonly NewCardPayment[]) => insertCardPayments(service().ctx.db, inputs));
+    // A card id that does not exist violates the payments -> cards foreign key, failing the whole statement.
+    const missingCard = '00000000-0000-4000-8000-000000000000';
+    const results = await Promise.allSettled([insert(newPayment(m, ids.personId, ids.cardId)), insert(newPayment(m, ids.personId, missingCard)), insert(newPayment(m, ids.personId, ids.cardId))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const db = service().ctx.db;
+    const stored = await db.selectFrom('payments').select(['payment_token', 'card_id']).where('merchant_id', '=', m.merchant_id).execute();
+    expect(stored.map((p) => p.card_id)).toEqual([ids.cardId, ids.cardId]);
+    for (const { payment_token: token } of stored) {
+      expect(await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).toEqual([{ status: 'CREATED' }, { status: 'PROCESSING' }]);
+      expect(await db.selectFrom('events').select('id').where('resource_id', '=', token).execute()).toHaveLength(1);
+    }
+    const events = await db.selectFrom('events').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
+    expect(events.map((e) => e.resource_id).sort()).toEqual(stored.map((p) => p.payment_token).sort());
+  });
+
+  it('gives injected faults to as many operations of one batch as the fault allows, in order, and records the rest', async () => {
+    const m = await service().merchant();
+    const set = await service().post('/sandbox/processor/faults', { operation: 'authorize', fault: 'UNAVAILABLE', times: 2 }, { token: m.token });
+    expect(set.status, JSON.stringify(set.body)).toBeLessThan(300);
+    const references = Array.from({ length: 5 }, (_, i) => `batch-${m.merchant_id}-${i}`);
+    const results = await Promise.allSettled(references.map((reference) => service().ctx.processor.authorize(authorization(m, reference))));
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).constructor : r.value.status))).toEqual([
+      ProcessorUnavailableError,
+      ProcessorUnavailableError,
+      'APPROVED',
+      'APPROVED',
+      'APPROVED',
+    ]);
+    const db = service().ctx.db;
+    const recorded = await db.selectFrom('sandbox_operations').select('reference').where('merchant_id', '=', m.merchant_id).execute();
+    expect(recorded.map((r) => r.reference).sort()).toEqual(references.slice(2));
+    const fault = await db.selectFrom('sandbox_faults').select('remaining').where('merchant_id', '=', m.merchant_id).executeTakeFirst();
+    expect(fault?.remaining ?? 0).toBe(0);
+
+    // A timeout comes after the processor acted: the operation is on record, its answer lost; the
+    // same reference asked again in one batch answers what is on record, once.
+    await service().post('/sandbox/processor/faults', { operation: 'authorize', fault: 'TIMEOUT', times: 1 }, { token: m.token });
+    const again = await Promise.allSettled([service().ctx.processor.authorize(authorization(m, 'timeout-ref')), service().ctx.processor.authorize(authorization(m, 'timeout-ref'))]);
+    expect(again[0]).toMatchObject({ status: 'rejected', reason: expect.any(ProcessorTimeoutError) });
+    expect(again[1]).toMatchObject({ status: 'fulfilled', value: { status: 'APPROVED' } });
+    const timedOut = await db.selectFrom('sandbox_operations').select('result').where('reference', '=', 'timeout-ref').execute();
+    expect(timedOut).toHaveLength(1);
+    expect(await service().ctx.processor.status(m.merchant_id, 'timeout-ref')).toEqual(timedOut[0]?.result);
+  });
+
+  it('applies a batch of different status changes, skipping the one whose guard no longer holds', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const insert = (start: boolean) => insertCardPayments(service().ctx.db, [{ ...newPayment(m, ids.personId, ids.cardId), start }]);
+    const [created] = await insert(false);
+    const [processing] = await insert(true);
+    if (!created || !processing) throw new Error('payments not stored');
+    const now = new Date();
+    const changes = await changeStatuses(service().ctx.db, [
+      // Guarded on PROCESSING, but this payment is CREATED: nothing may be written for it.
+      { payment: created, from: 'PROCESSING', status: 'PAID', at: now, patch: { captured_minor: created.amount_minor } },
+      { payment: processing, from: 'PROCESSING', status: 'PAID', at: now, patch: { authorized_minor: processing.amount_minor, captured_minor: processing.amount_minor }, journals: (row) => [captureJournal(row, now)] },
+      // The same payment twice with changes of one shape (the same columns set): applied one after the other.
+      { payment: created, status: 'PROCESSING', at: now, patch: { canceled_at: null } },
+      { payment: { ...created, status: 'PROCESSING' } as PaymentRow, status: 'CANCELED', at: now },
+    ]);
+    expect(changes.map((row) => row?.status)).toEqual([undefined, 'PAID', 'PROCESSING', 'CANCELED']);
+    const db = service().ctx.db;
+    const history = async (token: string) => (await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).map((h) => h.status);
+    expect(await history(created.payment_token)).toEqual(['CREATED', 'PROCESSING', 'CANCELED']);
+    expect(await history(processing.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
+    const ledger = await db.selectFrom('ledger_entries').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
+    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([processing.payment_token]));
+  });
+});
+
+function newPayment(m: TestMerchant, personId: string, cardId: string): NewCardPayment {
+  const amount = 1000n;
+  return {
+    merchantId: m.merchant_id,
+    contractId: m.contract_id,
+    referenceId: 'batch',
+    method: 'CREDITCARD',
+    personId,
+    cardId,
+    originalMinor: amount,
+    originalCurrency: 'BRL',
+    quote: { originalCurrency: 'BRL', counterCurrency: 'BRL', rate: '1', rateDate: '2026-01-01', convertedMinor: amount },
+    plan: DEFAULT_FEE_PLAN,
+    fees: computeFees(DEFAULT_FEE_PLAN.payments, amount),
+    installments: 1,
+    delayCapture: false,
+    softDescriptor: null,
+    extraData: { batch: true },
+    ipAddress: null,
+    notificationUrl: null,
+    authentication: undefined,
+    subscriptionId: null,
+    now: new Date(),
+  };
+}
+
+function authorization(m: TestMerchant, reference: string): AuthorizeInput {
+  return {
+    merchantId: m.merchant_id,
+    reference,
+    card: { number: '4111111111111111', expMonth: 12, expYear: 2035, holderName: 'MARIA SILVA', scheme: 'VISA' },
+    amountMinor: 1000n,
+    currency: 'BRL',
+    installments: 1,
+    capture: true,
+  };
+}
