@@ -9,14 +9,12 @@
  * machine load; the table gives the median over the rounds of requests/s, p99 and the ratio of each
  * round. The hello-world keeps running beside Colibri, idle while Colibri is measured.
  */
-import { createBenchDatabase, drive, printTable, startColibri, startHelloWorld, type Figure, type Load } from './lib';
+import { createBenchDatabase, drive, median, printTable, startColibri, startHelloWorld, type Figure, type Load } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Medians over the rounds of a baseline and a load measured back to back. */
 async function paired(baseline: Load, load: Load): Promise<[Figure, Figure & { ratio: number }]> {

@@ -128,6 +128,9 @@ export async function drive(load: Load, connections: number, durationSeconds: nu
   return { name: load.name, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
 }
 
+/** The middle value (the upper middle of an even count). */
+export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
 export function printTable(rows: (Figure & { ratio?: number })[]): void {
   console.log('| load | requests/s | p99 ms | non-2xx | ratio to baseline |');
   console.log('| --- | ---: | ---: | ---: | ---: |');
