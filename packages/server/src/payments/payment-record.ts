@@ -150,11 +150,14 @@ async function writeStatusGroup(db: Db, group: readonly DescribedChange[]): Prom
   const columns = Object.keys(first.set).filter((column) => column !== 'payment_token');
   const assignments = sql.join(columns.map((column) => sql`${sql.ref(column)} = v.${sql.ref(column)}`));
   const guard = first.from === undefined ? sql`` : sql`and p.status = ${first.from}`;
+  // The token list lets the planner find the rows by primary key whatever it guesses of the JSON's size
+  // (a generic plan made while the table was small would otherwise scan it whole).
+  const tokens = group.map((c) => c.set.payment_token);
   const { rows } = await sql<PaymentRow>`
     with v as (select * from jsonb_populate_recordset(null::payments, ${jsonParameter(group.map((c) => c.set))}::jsonb)),
     updated as (
       update payments as p set ${assignments}
-      from v where p.payment_token = v.payment_token ${guard}
+      from v where p.payment_token = any(${tokens}::uuid[]) and p.payment_token = v.payment_token ${guard}
       returning p.*
     ),
     history as (

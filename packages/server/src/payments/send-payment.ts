@@ -136,6 +136,8 @@ async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise
     person_id: UUID.test(key.personId) ? key.personId : null,
     card_id: UUID.test(key.cardId) ? key.cardId : null,
   }));
+  // The id lists let the planner look rows up by key whatever it guesses of the JSON's size.
+  const ids = (pick: (k: (typeof wanted)[number]) => string | null) => [...new Set(wanted.map(pick).filter((id): id is string => id !== null))];
   const { rows } = await sql<{
     n: number;
     contract_id: string;
@@ -148,10 +150,10 @@ async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise
   }>`
     select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status
     from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid)
-    join merchants as m on m.id = k.merchant_id
+    join merchants as m on m.id = k.merchant_id and m.id = any(${ids((k) => k.merchant_id)}::uuid[])
     left join fee_plans as f on f.merchant_id = m.id
-    left join persons as p on p.merchant_id = m.id and p.id = k.person_id
-    left join cards as c on c.merchant_id = m.id and c.id = k.card_id`.execute(db);
+    left join persons as p on p.merchant_id = m.id and p.id = k.person_id and p.id = any(${ids((k) => k.person_id)}::uuid[])
+    left join cards as c on c.merchant_id = m.id and c.id = k.card_id and c.id = any(${ids((k) => k.card_id)}::uuid[])`.execute(db);
   const byKey = new Map(rows.map((row) => [row.n, row]));
   return keys.map((key, n) => {
     const row = byKey.get(n);

@@ -119,7 +119,8 @@ export class SandboxSimulator implements Processor {
    * operation takes one use of its merchant's fault for its kind of operation while any remain (in
    * the order given; fault rows are locked in key order, so concurrent batches never deadlock). An
    * UNAVAILABLE processor records nothing; otherwise the decision is recorded unless the reference is
-   * already known, and either way the answer is what is on record.
+   * already known, and either way the answer is what is on record. (The reference list lets the
+   * planner look the records up by key whatever it guesses of the JSON's size.)
    */
   private async recordMany(operations: readonly SimulatedOperation[]): Promise<{ fault: SandboxFault | null; result: OperationResult | null }[]> {
     const ops = operations.map((op, n) => ({ n, reference: op.reference, merchant_id: op.merchantId, operation: op.operation, result: op.decided }));
@@ -159,7 +160,8 @@ export class SandboxSimulator implements Processor {
       from ops as o
       left join faulted as f on f.n = o.n
       left join recorded as r on r.reference = o.reference
-      left join sandbox_operations as known on known.reference = o.reference and known.merchant_id = o.merchant_id`.execute(this.db);
+      left join sandbox_operations as known
+        on known.reference = o.reference and known.merchant_id = o.merchant_id and known.reference = any(${ops.map((op) => op.reference)}::text[])`.execute(this.db);
     const byN = new Map(rows.map((row) => [row.n, row]));
     return operations.map((_, n) => ({ fault: byN.get(n)?.fault ?? null, result: byN.get(n)?.result ?? null }));
   }
