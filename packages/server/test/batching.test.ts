@@ -98,7 +98,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     expect(await service().ctx.processor.status(m.merchant_id, 'timeout-ref')).toEqual(timedOut[0]?.result);
   });
 
-  it('applies a batch of different status changes, skipping the one whose guard no longer holds', async () => {
+  it('applies a batch of different status changes in order, skipping the one whose guard does not hold', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
     const insert = (start: boolean) => insertCardPayments(service().ctx.db, [{ ...newPayment(m, ids.personId, ids.cardId), start }]);
@@ -106,21 +106,33 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     const [processing] = await insert(true);
     if (!created || !processing) throw new Error('payments not stored');
     const now = new Date();
+    const paid = (payment: PaymentRow) => ({
+      from: 'PROCESSING' as const,
+      status: 'PAID' as const,
+      at: now,
+      patch: { authorized_minor: payment.amount_minor, captured_minor: payment.amount_minor },
+      journals: (row: PaymentRow) => [captureJournal(row, now)],
+    });
     const changes = await changeStatuses(service().ctx.db, [
       // Guarded on PROCESSING, but this payment is CREATED: nothing may be written for it.
-      { payment: created, from: 'PROCESSING', status: 'PAID', at: now, patch: { captured_minor: created.amount_minor } },
-      { payment: processing, from: 'PROCESSING', status: 'PAID', at: now, patch: { authorized_minor: processing.amount_minor, captured_minor: processing.amount_minor }, journals: (row) => [captureJournal(row, now)] },
-      // The same payment twice with changes of one shape (the same columns set): applied one after the other.
-      { payment: created, status: 'PROCESSING', at: now, patch: { canceled_at: null } },
-      { payment: { ...created, status: 'PROCESSING' } as PaymentRow, status: 'CANCELED', at: now },
+      { payment: created, ...paid(created) },
+      { payment: processing, ...paid(processing) },
+      // The same payment again, then again with a change of the first one's shape: each applies after
+      // the one before it, though the last could share the first statement.
+      { payment: created, status: 'PROCESSING', at: now },
+      { payment: { ...created, status: 'PROCESSING' }, ...paid(created) },
     ]);
-    expect(changes.map((row) => row?.status)).toEqual([undefined, 'PAID', 'PROCESSING', 'CANCELED']);
+    expect(changes.map((row) => row?.status)).toEqual([undefined, 'PAID', 'PROCESSING', 'PAID']);
     const db = service().ctx.db;
     const history = async (token: string) => (await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).map((h) => h.status);
-    expect(await history(created.payment_token)).toEqual(['CREATED', 'PROCESSING', 'CANCELED']);
+    expect(await history(created.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
     expect(await history(processing.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
-    const ledger = await db.selectFrom('ledger_entries').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
-    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([processing.payment_token]));
+    const ledger = await db.selectFrom('ledger_entries').select(['resource_id', 'amount_minor']).where('merchant_id', '=', m.merchant_id).execute();
+    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([created.payment_token, processing.payment_token]));
+    expect(ledger.reduce((sum, l) => sum + l.amount_minor, 0n)).toBe(0n);
+    const events = await db.selectFrom('events').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
+    // created: PROCESSING and PAID; processing: PROCESSING (at insert) and PAID.
+    expect(events).toHaveLength(4);
   });
 });
 

@@ -22,12 +22,16 @@ export interface NewEvent {
 
 /** The row of an event; callback targets are kept once each, and empty ones dropped. */
 function eventRow(event: NewEvent) {
+  return { ...eventColumns(event), data: JSON.stringify(event.data) };
+}
+
+/** Every column of an event's row but its data. */
+function eventColumns(event: NewEvent) {
   return {
     merchant_id: event.merchantId,
     type: event.type,
     resource_type: event.resourceType,
     resource_id: event.resourceId,
-    data: JSON.stringify(event.data),
     notification_urls: [...new Set(event.notificationUrls.filter((u): u is string => typeof u === 'string' && u !== ''))],
   };
 }
@@ -49,7 +53,8 @@ export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
  * @example sql`with updated as (…), event as (${eventsInsertFrom('updated', 'payment_token', events)}) select * from updated`
  */
 export function eventsInsertFrom(anchor: string, key: string, events: readonly NewEvent[]): RawBuilder<unknown> {
-  const rows = events.map((event) => ({ ...eventRow(event), data: event.data }));
+  // The data stays a value here: the whole list becomes one JSON parameter.
+  const rows = events.map((event) => ({ ...eventColumns(event), data: event.data }));
   return sql`
     insert into events (merchant_id, type, resource_type, resource_id, data, notification_urls)
     select e.merchant_id, e.type, e.resource_type, e.resource_id, e.data, e.notification_urls

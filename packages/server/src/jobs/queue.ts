@@ -38,13 +38,15 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
+const DEFAULT_MAX_ATTEMPTS = 25;
+
 function jobRow(kind: string, payload: unknown, options: EnqueueOptions) {
   return {
     kind,
     payload: JSON.stringify(payload),
     run_at: options.runAt ?? new Date(),
     unique_key: options.uniqueKey ?? null,
-    max_attempts: options.maxAttempts ?? 25,
+    max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     locked_by: null,
     locked_until: null,
     last_error: null,
@@ -68,7 +70,7 @@ export async function enqueue(db: Db, kind: string, payload: unknown, options: E
  * @example sql`with payment as (…), job as (${jobsInsertFrom('payment', 'payment_token', [{ resourceId: token, kind: 'payment.process', payload }])}) select * from payment`
  */
 export function jobsInsertFrom(anchor: string, key: string, jobs: readonly { resourceId: string; kind: string; payload: unknown }[]): RawBuilder<unknown> {
-  const rows = jobs.map((job) => ({ ...jobRow(job.kind, null, {}), payload: job.payload, resource_id: job.resourceId }));
+  const rows = jobs.map((job) => ({ kind: job.kind, payload: job.payload, run_at: new Date(), max_attempts: DEFAULT_MAX_ATTEMPTS, resource_id: job.resourceId }));
   return sql`
     insert into jobs (kind, payload, run_at, max_attempts)
     select j.kind, j.payload, j.run_at, j.max_attempts

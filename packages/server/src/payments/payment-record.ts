@@ -126,22 +126,30 @@ function describeChange({ payment, status, at, patch = {}, journals, from }: Sta
 }
 
 /**
- * The changes (as indices, in order) that share a statement: the same columns set and the same guard,
- * each payment at most once (an UPDATE touches a row once per statement, so a payment changed twice
- * in one batch gets a second statement, after the first).
+ * The changes (as indices) that share a statement: the same columns set and the same guard, each
+ * payment at most once, since an UPDATE touches a row once per statement. Where a payment comes again,
+ * the changes after it start a new series of statements, run after the first: a payment's changes
+ * apply in the order given.
  */
 function statementGroups(changes: readonly DescribedChange[]): number[][] {
-  const groups = new Map<string, { indices: number[]; tokens: Set<string> }[]>();
+  const statements: number[][] = [];
+  let series = new Map<string, number[]>();
+  let tokens = new Set<string>();
+  const close = () => statements.push(...series.values());
   changes.forEach((change, i) => {
+    if (tokens.has(change.set.payment_token)) {
+      close();
+      series = new Map();
+      tokens = new Set();
+    }
     const shape = `${change.from ?? ''}:${Object.keys(change.set).sort().join(',')}`;
-    const candidates = groups.get(shape) ?? [];
-    groups.set(shape, candidates);
-    let group = candidates.find((g) => !g.tokens.has(change.set.payment_token));
-    if (!group) candidates.push((group = { indices: [], tokens: new Set() }));
-    group.indices.push(i);
-    group.tokens.add(change.set.payment_token);
+    const statement = series.get(shape);
+    if (statement) statement.push(i);
+    else series.set(shape, [i]);
+    tokens.add(change.set.payment_token);
   });
-  return [...groups.values()].flat().map((g) => g.indices);
+  close();
+  return statements;
 }
 
 async function writeStatusGroup(db: Db, group: readonly DescribedChange[]): Promise<PaymentRow[]> {

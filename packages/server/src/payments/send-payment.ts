@@ -226,18 +226,16 @@ export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<
  * rows in the order of `inputs`.
  */
 export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment[]): Promise<PaymentRow[]> {
-  const rows = inputs.map(paymentRow);
-  const history = inputs.flatMap((input, i) =>
-    (input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING']).map((status) => ({ payment_token: rows[i]?.payment_token, status, at: input.now })),
+  const payments = inputs.map((input) => ({ input, row: paymentRow(input) }));
+  const rows = payments.map((p) => p.row);
+  const history = payments.flatMap(({ input, row }) =>
+    (input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING']).map((status) => ({ payment_token: row.payment_token, status, at: input.now })),
   );
-  const fees = inputs.flatMap((input, i) =>
-    input.fees.fees.map((f) => ({ payment_token: rows[i]?.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
+  const fees = payments.flatMap(({ input, row }) =>
+    input.fees.fees.map((f) => ({ payment_token: row.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
   );
-  const started = inputs.flatMap((input, i) => {
-    const row = rows[i];
-    return row && input.start !== false ? [{ row, authentication: input.authentication }] : [];
-  });
-  const jobs = started.map(({ row, authentication }) => ({ resourceId: row.payment_token, kind: AUTHORIZATION_JOB, payload: authorizationJob(row, authentication) }));
+  const started = payments.filter(({ input }) => input.start !== false);
+  const jobs = started.map(({ input, row }) => ({ resourceId: row.payment_token, kind: AUTHORIZATION_JOB, payload: authorizationJob(row, input.authentication) }));
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
@@ -299,7 +297,7 @@ function paymentRow(input: NewCardPayment) {
     installments: input.installments,
     delay_capture: input.delayCapture,
     soft_descriptor: input.softDescriptor,
-    extra_data: input.extraData === undefined ? null : input.extraData,
+    extra_data: input.extraData ?? null,
     ip_address: input.ipAddress,
     notification_url: input.notificationUrl,
     // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
