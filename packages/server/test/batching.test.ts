@@ -136,6 +136,27 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
   });
 });
 
+describeEachEngine('status changes written by several statements', (service) => {
+  it('writes all of them or none: a change the database refuses undoes the others of its call', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const [a, b] = await insertCardPayments(service().ctx.db, [newPayment(m, ids.personId, ids.cardId), newPayment(m, ids.personId, ids.cardId)]);
+    if (!a || !b) throw new Error('payments not stored');
+    const now = new Date();
+    const call = changeStatuses(service().ctx.db, [
+      { payment: a, from: 'PROCESSING', status: 'DECLINED', at: now, patch: { error_code: '51', error_description: 'Insufficient funds' } },
+      // Captures more than it authorised: the payments table's check refuses it, in a second statement.
+      { payment: b, from: 'PROCESSING', status: 'PAID', at: now, patch: { authorized_minor: 100n, captured_minor: 200n } },
+    ]);
+    await expect(call).rejects.toThrow();
+    const db = service().ctx.db;
+    const statuses = await db.selectFrom('payments').select('status').where('payment_token', 'in', [a.payment_token, b.payment_token]).execute();
+    expect(statuses.map((p) => p.status)).toEqual(['PROCESSING', 'PROCESSING']);
+    const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', a.payment_token).execute();
+    expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING']);
+  });
+});
+
 function newPayment(m: TestMerchant, personId: string, cardId: string): NewCardPayment {
   const amount = 1000n;
   return {

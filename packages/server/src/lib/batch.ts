@@ -11,7 +11,7 @@ const MAX_BATCH = 100;
  *
  * When a whole batch fails, each of its items runs again alone, so one item's error (a foreign key
  * that vanished, a check violation) fails that item only. `runMany` must therefore be atomic (one
- * statement) and may be retried. Built on DataLoader, the library made for batching calls within a
+ * statement, or one transaction) and may be retried. Built on DataLoader, the library made for batching calls within a
  * tick, with its cache off: every call runs.
  * @example
  * const insertOne = batchCalls((rows: Row[]) => insertMany(db, rows));

@@ -90,15 +90,18 @@ export interface StatusChange {
 /**
  * Writes many status changes with one statement of data-modifying CTEs per kind of change (the
  * columns it sets and its `from` guard): the rows, and from the rows actually updated their history
- * lines, events and journals, so each exists exactly when its update happened. The processor job
- * settles a batch of authorisations this way. Answers each change's updated row, in order, or
- * undefined where a `from` guard did not match.
+ * lines, events and journals, so each exists exactly when its update happened; several statements
+ * run in one transaction. The processor job settles a batch of authorisations this way. Answers each
+ * change's updated row, in order, or undefined where a `from` guard did not match.
  * @example const [paid] = await changeStatuses(db, [{ payment, status: 'PAID', at: now, from: 'PROCESSING' }]);
  */
 export async function changeStatuses(db: Db, changes: readonly StatusChange[]): Promise<(PaymentRow | undefined)[]> {
   const described = changes.map(describeChange);
+  const statements = statementGroups(described);
+  // All or nothing: several statements run in one transaction (a batch may be run again after a failure).
+  if (statements.length > 1 && !db.isTransaction) return db.transaction().execute((trx) => changeStatuses(trx, changes));
   const answers: (PaymentRow | undefined)[] = changes.map(() => undefined);
-  for (const group of statementGroups(described)) {
+  for (const group of statements) {
     const updated = new Map((await writeStatusGroup(db, group.map((i) => described[i] as DescribedChange))).map((row) => [row.payment_token, row]));
     for (const i of group) answers[i] = updated.get((described[i] as DescribedChange).set.payment_token);
   }
