@@ -564,7 +564,8 @@ describeEachEngine(
       const text = lines.join('\n');
       for (const secret of [amex, `${amex.slice(0, -1)}6`, CVV_FAILURE_CARD]) expect(text).not.toContain(secret);
       for (const line of lines) {
-        for (const value of stringsOf(JSON.parse(line))) {
+        // A test service's own address (in "Server listening at …") has a random port, left out likewise.
+        for (const value of stringsOf(JSON.parse(line)).map((v) => v.replace(/http:\/\/127\.0\.0\.1:\d+/g, ''))) {
           expect(value).not.toContain(cvv);
           expect(value).not.toContain(cvv.slice(0, 3));
         }
