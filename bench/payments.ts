@@ -91,7 +91,7 @@ async function reportSettled(url: string, figure: Figure): Promise<void> {
   }
 }
 
-function measurePgbench(): Figure {
+function measurePgbench(): Figure & { latencyAverageMs: number } {
   const url = new URL(pgUrl);
   const scratch = `colibri_pgbench_${process.pid}`;
   const base = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
@@ -101,16 +101,16 @@ function measurePgbench(): Figure {
     const out = execFileSync('pgbench', [...base, '-c', String(connections), '-j', '2', '-T', String(seconds), '-r', scratch], { encoding: 'utf8' });
     const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
     const latency = Number(/latency average = ([\d.]+) ms/.exec(out)?.[1] ?? 0);
-    return { name: `pgbench tpcb-like (-c ${connections})`, requestsPerSecond: tps, p99Ms: Number.NaN, non2xx: 0, ...{ latencyAverageMs: latency } };
+    return { name: `pgbench tpcb-like (-c ${connections})`, requestsPerSecond: tps, p99Ms: Number.NaN, non2xx: 0, latencyAverageMs: latency };
   } finally {
     execFileSync('psql', [...base, '-d', url.pathname.slice(1) || 'postgres', '-qc', `drop database if exists ${scratch} with (force)`]);
   }
 }
 
 console.log(`connections=${connections} duration=${seconds}s rounds=${rounds} node=${process.version}\n`);
-const measured: { pgbench: Figure & { latencyAverageMs: number }; colibri: Figure }[] = [];
+const measured: { pgbench: ReturnType<typeof measurePgbench>; colibri: Figure }[] = [];
 for (let round = 1; round <= rounds; round++) {
-  const pgbench = measurePgbench() as Figure & { latencyAverageMs: number };
+  const pgbench = measurePgbench();
   const colibri = await measureSendPayment('postgres');
   measured.push({ pgbench, colibri });
   const settled = colibri.settledPerSecond ?? Number.NaN;

@@ -1,7 +1,7 @@
 import { sweepCheckouts } from '../checkout/sweep-checkouts';
 import type { AppContext } from '../context';
 import { expirePreAuthorizations } from '../payments/cancel';
-import { processPaymentHandler } from '../payments/process-payment';
+import { PROCESS_PAYMENT_JOB, processPaymentHandler } from '../payments/process-payment';
 import { settleRefundHandler } from '../refunds/settle-refund';
 import { payoutJobHandlers } from '../payouts/process-payout';
 import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from '../subscriptions/sweep';
@@ -13,7 +13,7 @@ import type { JobHandler } from './queue';
  * one place they are put together, so a reader sees all background work of the service here.
  */
 export function jobHandlers(ctx: AppContext): Map<string, JobHandler> {
-  return new Map<string, JobHandler>([['payment.process', processPaymentHandler(ctx)],
+  return new Map<string, JobHandler>([[PROCESS_PAYMENT_JOB, processPaymentHandler(ctx)],
     ['refund.settle', settleRefundHandler(ctx)], ...payoutJobHandlers(ctx)]);
 }
 

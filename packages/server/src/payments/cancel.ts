@@ -5,13 +5,13 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { changeStatus, lockPayment, type PaymentRow } from './payment-record';
-import type { ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
 import { assertTransition, PRE_AUTHORIZATION_TTL_MS } from './states';
 
 async function startCancel(trx: Db, payment: PaymentRow, now: Date, reason: 'REQUESTED' | 'TTL'): Promise<PaymentRow> {
   const processing = await changeStatus(trx, payment, 'PROCESSING', now, { pending_capture_minor: null });
   const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'cancel', reason };
-  await enqueue(trx, 'payment.process', job);
+  await enqueue(trx, PROCESS_PAYMENT_JOB, job);
   return processing;
 }
 

@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { parseAmount } from '../lib/money';
 import { changeStatus, exponentOf, lockPayment, type PaymentRow } from './payment-record';
-import type { ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
 import { assertTransition, PRE_AUTHORIZATION_TTL_MS } from './states';
 
 /**
@@ -46,7 +46,7 @@ export async function capturePayment(ctx: AppContext, merchantId: string, paymen
         : (payment.authorized_minor * requestedMinor * 2n + payment.original_amount_minor) / (payment.original_amount_minor * 2n);
     const processing = await changeStatus(trx, payment, 'PROCESSING', now, { pending_capture_minor: captureMinor, error_code: null, error_description: null });
     const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId, step: 'capture' };
-    await enqueue(trx, 'payment.process', job);
+    await enqueue(trx, PROCESS_PAYMENT_JOB, job);
     return processing;
   });
   ctx.workerSignal.poke();

@@ -10,6 +10,9 @@ import { processorCard, type CardRow } from '../vault/lookup';
 import { captureJournal, changeStatus, changeStatuses, holdJournal, lockPayment, type PaymentRow, type StatusChange } from './payment-record';
 import { canTransition, type PaymentStatus } from './states';
 
+/** The job kind of every processor step of a card payment (authorise, capture, cancel). */
+export const PROCESS_PAYMENT_JOB = 'payment.process';
+
 export interface ProcessPaymentJob {
   paymentToken: string;
   merchantId: string;

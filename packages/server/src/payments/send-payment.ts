@@ -13,7 +13,7 @@ import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
 import { changeStatus, paymentEvent, type PaymentRow } from './payment-record';
-import type { ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
 import type { SendPaymentInput } from './schemas';
 
 /** The smallest card payment, in BRL cents (spec: "not less than 1.00 in BRL"). */
@@ -235,7 +235,7 @@ export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment
     input.fees.fees.map((f) => ({ payment_token: row.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
   );
   const started = payments.filter(({ input }) => input.start !== false);
-  const jobs = started.map(({ input, row }) => ({ resourceId: row.payment_token, kind: AUTHORIZATION_JOB, payload: authorizationJob(row, input.authentication) }));
+  const jobs = started.map(({ input, row }) => ({ resourceId: row.payment_token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) }));
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
@@ -320,8 +320,6 @@ function paymentRow(input: NewCardPayment) {
   };
 }
 
-const AUTHORIZATION_JOB = 'payment.process';
-
 /** The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere. */
 function authorizationJob(payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, authentication: ProcessPaymentJob['authentication']): ProcessPaymentJob {
   return { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
@@ -334,6 +332,6 @@ function authorizationJob(payment: Pick<PaymentRow, 'payment_token' | 'merchant_
  */
 export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, authentication?: ProcessPaymentJob['authentication']): Promise<PaymentRow> {
   const processing = await changeStatus(trx, payment, 'PROCESSING', now);
-  await enqueue(trx, AUTHORIZATION_JOB, authorizationJob(payment, authentication));
+  await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, authentication));
   return processing;
 }
