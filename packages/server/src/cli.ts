@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { loadConfig } from './config';
 import { migrateToLatest } from './db/migrate';
 import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
-import { openConfiguredDatabase, VERSION } from './runtime';
+import { ConfigError, loadConfig } from './config';
+import { DatabaseStartError, openConfiguredDatabase, VERSION, waitForDatabase } from './runtime';
 import { work } from './worker';
 
 /** The `colibri` command line. */
@@ -13,25 +13,27 @@ export function buildCli(): Command {
   program
     .command('serve')
     .description('run the HTTP service (and its workers) on the configured database')
-    .action(async () => serve(loadConfig()));
+    .action(startup(async () => serve(loadConfig())));
 
   program
     .command('worker')
     .description('run only the background workers (jobs, callbacks, sweeps) on the configured database')
-    .action(async () => work(loadConfig()));
+    .action(startup(async () => work(loadConfig())));
 
   program
     .command('migrate')
     .description('apply pending database migrations and exit')
-    .action(async () => {
-      const handle = await openConfiguredDatabase(loadConfig());
+    .action(startup(async () => {
+      const config = loadConfig();
+      const handle = await openConfiguredDatabase(config);
+      await waitForDatabase(handle, config);
       try {
         const applied = await migrateToLatest(handle.db);
         console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
       } finally {
         await handle.close();
       }
-    });
+    }));
 
   const merchant = program.command('merchant').description('manage merchants');
   merchant
@@ -51,6 +53,22 @@ export function buildCli(): Command {
       }
     });
   return program;
+}
+
+/**
+ * A start that fails for a reason the operator must fix (the configuration, the database) prints that
+ * reason in one line and exits 1, instead of a stack trace.
+ */
+function startup(action: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await action();
+    } catch (error) {
+      if (!(error instanceof ConfigError || error instanceof DatabaseStartError)) throw error;
+      process.stderr.write(`colibri: ${error.message}\n`);
+      process.exit(1);
+    }
+  };
 }
 
 async function createDirectly(name: string): Promise<unknown> {

@@ -29,6 +29,23 @@ export interface Config {
   /** `POST /auth` attempts allowed per minute from one client address, and for one API key. */
   readonly authRateLimitPerIp: number;
   readonly authRateLimitPerKey: number;
+  /** How long a start waits for an unreachable database before it gives up. */
+  readonly databaseWaitMs: number;
+  /** Background work and crash recovery (docs/architecture.md, "Faults"). */
+  readonly work: WorkSettings;
+}
+
+export interface WorkSettings {
+  /** Jobs one process keeps in flight at once. */
+  readonly concurrency: number;
+  /** A job's claim lasts this long unless renewed; work of a crashed process resumes after it. */
+  readonly leaseMs: number;
+  /** A step failing this long is given up (never sent) or reported as stuck (outcome unknown). */
+  readonly deadlineMs: number;
+  /** An Idempotency-Key's claim lasts this long unless renewed by its running request. */
+  readonly idempotencyLeaseMs: number;
+  /** How long a stop waits for work in flight before releasing its claims. */
+  readonly stopTimeoutMs: number;
 }
 
 export interface CallbackSettings {
@@ -98,6 +115,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sweepScale: integer(env, 'COLIBRI_SWEEP_PERCENT', 100, 1, 10_000) / 100,
     authRateLimitPerIp: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_IP', 60, 1, 10_000_000),
     authRateLimitPerKey: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_KEY', 30, 1, 10_000_000),
+    databaseWaitMs: integer(env, 'COLIBRI_DB_WAIT_MS', 60_000, 0, 3_600_000),
+    work: {
+      concurrency: integer(env, 'COLIBRI_WORKER_CONCURRENCY', 1000, 1, 100_000),
+      leaseMs: integer(env, 'COLIBRI_JOB_LEASE_MS', 10_000, 100, 600_000),
+      deadlineMs: integer(env, 'COLIBRI_RETRY_DEADLINE_MS', 30 * 60_000, 1, 30 * 86_400_000),
+      idempotencyLeaseMs: integer(env, 'COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),
+      stopTimeoutMs: integer(env, 'COLIBRI_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
+    },
   };
 }
 

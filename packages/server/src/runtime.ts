@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenService } from './auth/tokens';
 import { ensureDataDir, type Config } from './config';
 import type { AppContext } from './context';
 import { openDatabase, type DatabaseHandle } from './db/database';
+import { databaseProblem } from './db/database-errors';
 import { migrateToLatest } from './db/migrate';
 import { WorkerSignal } from './jobs/worker-signal';
 import { SandboxSimulator } from './processor/sandbox-simulator';
@@ -40,8 +43,35 @@ export function resolveAdminToken(config: Config): { token: string; generated: b
  */
 export async function startContext(config: Config, adminToken: string): Promise<{ ctx: AppContext; handle: DatabaseHandle }> {
   const handle = await openConfiguredDatabase(config);
+  await waitForDatabase(handle, config);
   await migrateToLatest(handle.db);
   return { ctx: await buildContext(config, handle, adminToken), handle };
+}
+
+/** Raised when the database cannot be used at start; its message is one line, printed as it is. */
+export class DatabaseStartError extends Error {}
+
+/**
+ * Waits for the database at start: an unreachable or missing PostgreSQL (a compose file that starts
+ * everything at once, a restart under way) is tried again with backoff for `COLIBRI_DB_WAIT_MS`, with
+ * one line on stderr per try that says why; then the start fails with one line.
+ */
+export async function waitForDatabase(handle: DatabaseHandle, config: Config, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
+  const deadline = Date.now() + config.databaseWaitMs;
+  for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 5_000)) {
+    try {
+      await sql`select 1`.execute(handle.db);
+      return;
+    } catch (error) {
+      const problem = databaseProblem(error, config.databaseUrl);
+      if (Date.now() + delayMs > deadline) {
+        await handle.close().catch(() => undefined);
+        throw new DatabaseStartError(`cannot use ${problem}`, { cause: error });
+      }
+      log(`Colibri is waiting for ${problem} (next try in ${Math.round(delayMs / 100) / 10} s)`);
+      await sleep(delayMs);
+    }
+  }
 }
 
 /** Assembles the context over an open, migrated database (also used by the test harness). */

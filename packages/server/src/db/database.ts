@@ -42,16 +42,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       Client: PreparingClient,
       connectionString: target.url,
       max: target.poolSize ?? 10,
+      // While PostgreSQL is down, a request waits at most this long for a connection, then answers 503.
+      connectionTimeoutMillis: 5_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
     // An idle pooled connection that the server drops (restart, failover) reports here; the pool replaces
-    // it on next use. Without a listener the error would end the process.
-    pool.on('error', (error) => {
-      if ((error as { code?: string }).code !== '57P01') process.emitWarning(`idle PostgreSQL connection failed: ${error.message}`);
-    });
+    // it on next use. Without a listener the error would end the process; requests that meet the fault
+    // answer 503 and are logged there (http/error-handler.ts).
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(db, pool);
     return { db, engine: 'postgres', close: () => db.destroy() };

@@ -38,6 +38,14 @@ function statementName(text: string): string | undefined {
  * cursors and other query objects pass through untouched.
  */
 export class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection the server ends while it is checked out of the pool (pg_terminate_backend, a restart)
+    // emits 'error'; with no listener that would end the process. The query in flight fails by itself,
+    // and the pool drops a client that is no longer queryable when it comes back.
+    this.on('error', () => undefined);
+  }
+
   // pg's query() is heavily overloaded; this forwards every form and changes only (text, values) calls.
   override query(...args: unknown[]): never {
     const [text, values] = args;

@@ -54,6 +54,10 @@ export interface IdempotencyKeysTable {
   response_content_type: string | null;
   created_at: CreatedAt;
   expires_at: Date;
+  /** While IN_PROGRESS: the claim's lease, renewed while its request runs; a lapsed lease means the process died. */
+  lease_until: Date | null;
+  /** The claim that holds the key now: only its request may store the answer. */
+  owner: string | null;
 }
 
 export interface JobsTable {
@@ -69,6 +73,10 @@ export interface JobsTable {
   failed_at: Date | null;
   unique_key: string | null;
   created_at: CreatedAt;
+  /** An attempt may have reached the processor without an answer: only a status query may settle it. */
+  outcome_unknown: Generated<boolean>;
+  /** When an operation of unknown outcome passed its deadline (reported in GET /admin/stuck-operations). */
+  stuck_since: Date | null;
 }
 
 export interface EventsTable {
@@ -80,6 +88,8 @@ export interface EventsTable {
   data: unknown;
   notification_urls: string[];
   created_at: CreatedAt;
+  /** Set by a trigger from one sequence, and copied into `data.sequence`. */
+  sequence: Generated<bigint | null>;
 }
 
 export interface LedgerEntriesTable {

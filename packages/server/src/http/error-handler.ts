@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, App } from '../context';
 import { REPORTS_UNAUTHORIZED_BODY, standardErrorBody } from './error-body';
 import { ApiError, type ERRORS } from './errors';
+import { isDatabaseUnavailable } from '../db/database-errors';
 import { validationError } from './validation';
 
 /** Fastify's own error codes that mean "the request is malformed", mapped to our catalogue. */
@@ -33,6 +34,7 @@ export function toApiError(error: unknown): ApiError | null {
   if (error instanceof Error && !fastifyError.statusCode && /^(Multipart: |Unexpected end of (form|multipart))/.test(error.message)) {
     return new ApiError('MALFORMED_BODY');
   }
+  if (isDatabaseUnavailable(error)) return new ApiError('DATABASE_UNAVAILABLE', undefined, { retryAfterSeconds: 1 });
   const status = fastifyError.statusCode ?? 500;
   if (error instanceof SyntaxError || status === 400) return new ApiError('MALFORMED_BODY');
   if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE');
@@ -49,7 +51,9 @@ export function toApiError(error: unknown): ApiError | null {
 export function installErrorHandler(app: App, ctx: AppContext): void {
   app.setErrorHandler(async (error, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError) {
+    if (apiError?.status === 503) {
+      request.log.warn({ err: error }, 'database unavailable');
+    } else if (apiError) {
       request.log.info({ status: apiError.status, codes: apiError.items.map((i) => i.code) }, apiError.message);
     } else {
       request.log.error({ err: error }, 'unhandled error');

@@ -27,6 +27,9 @@ export const ERRORS = define({
   RATE_LIMITED: { code: '00.00.0006', status: 429, description: 'Too many requests; retry after the time given in the Retry-After header.' },
   SANDBOX_ONLY: { code: '00.00.0007', status: 404, description: 'This endpoint exists only in sandbox mode.' },
 
+  // 00.09 — availability: the service is up, a part it needs is not (retry after Retry-After)
+  DATABASE_UNAVAILABLE: { code: '00.09.0001', status: 503, description: 'The database could not be reached for a moment. Retry the request, with the same Idempotency-Key, after the time given in Retry-After.' },
+
   // 00.01 — field validation (one entry per failing field)
   FIELD_REQUIRED: { code: '00.01.0001', status: 400, description: 'A required field is missing.' },
   FIELD_TYPE: { code: '00.01.0002', status: 400, description: 'A field has the wrong type.' },

@@ -11,9 +11,16 @@ import { jobHandlers, periodicTasks } from './registry';
  * @example const background = startBackground(ctx, logger); … await background.stop();
  */
 export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, options: WorkerOptions & { sweepScale?: number } = {}) {
+  const work = ctx.config.work;
   const worker = new JobWorker(ctx.db, jobHandlers(ctx), {
+    engine: ctx.engine,
+    concurrency: work.concurrency,
+    leaseMs: work.leaseMs,
+    deadlineMs: work.deadlineMs,
+    stopTimeoutMs: work.stopTimeoutMs,
     ...options,
     onError: (error, job) => logger.warn({ err: error, job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job failed'),
+    onStuck: (job, reason) => logger.error({ job_id: job.id, kind: job.kind, attempts: job.attempts, reason }, 'job stuck past its deadline; see GET /admin/stuck-operations'),
   });
   // Callbacks have a worker of their own: an attempt may take 15 s, which must not hold up jobs.
   const deliveries = new DeliveryWorker(ctx, {

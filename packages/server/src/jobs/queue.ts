@@ -1,31 +1,56 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db/database';
+import type { Db, Engine } from '../db/database';
+import { batchCalls } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
+import { JOB_RETRY_SCHEDULE, retryDelayMs } from './backoff';
+import { LeasedWindow } from './window';
 
 /**
  * A durable job queue in the database, on both engines. Jobs are enqueued in the same transaction as
  * the state change that needs them (so a committed change always has its job, and a rolled-back one
  * never does), claimed with `for update skip locked` (several workers in several processes never
  * claim one job twice at once), and retried with capped exponential backoff and jitter. A claim is a
- * lease: a worker that dies mid-job loses it when `locked_until` passes, and another takes the job.
+ * short lease, renewed while the job runs: a worker that dies mid-job loses it within one lease, and
+ * another takes the job. Workers keep a bounded window of jobs in flight (jobs/window.ts).
  */
 
 export interface Job<P = unknown> {
   readonly id: string;
   readonly kind: string;
   readonly payload: P;
+  /** This attempt's number (1 for the first). */
   readonly attempts: number;
+  readonly createdAt: Date;
+  /** An earlier attempt may have reached the processor without an answer. */
+  readonly outcomeUnknown: boolean;
 }
 
 export type JobHandler = (job: Job<any>) => Promise<void>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Thrown by a handler to be retried later without counting as a failure in the logs. */
+/**
+ * A job kind: its handler, and what to do when a step that never reached the processor is still
+ * failing at its deadline (end the payment `ERROR`, the refund `FAILED`, …). Kinds without `abandon`
+ * are reported as stuck at the deadline instead.
+ */
+export interface JobKind {
+  run: JobHandler;
+  abandon?: (job: Job<any>, reason: string) => Promise<void>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/**
+ * Whether a failed attempt may have had an effect. `NOT_SENT`: the request never reached the processor
+ * (nothing happened; giving up is safe). `UNKNOWN`: it may have been executed; only a status query may
+ * settle it, and the job is never given up silently.
+ */
+export type AttemptOutcome = 'NOT_SENT' | 'UNKNOWN';
+
+/** Thrown by a handler to be retried later without counting as a failure in the logs (a processor that is down or slow). */
 export class RetryLater extends Error {
   constructor(
     message: string,
     readonly delayMs: number,
+    readonly outcome: AttemptOutcome = 'UNKNOWN',
   ) {
     super(message);
   }
@@ -69,14 +94,23 @@ export async function enqueue(db: Db, kind: string, payload: unknown, options: E
  * the change that needs it happened. One statement may so enqueue the jobs of many changes.
  * @example sql`with payment as (…), job as (${jobsInsertFrom('payment', 'payment_token', [{ resourceId: token, kind: 'payment.process', payload }])}) select * from payment`
  */
-export function jobsInsertFrom(anchor: string, key: string, jobs: readonly { resourceId: string; kind: string; payload: unknown }[]): RawBuilder<unknown> {
-  const rows = jobs.map((job) => ({ kind: job.kind, payload: job.payload, run_at: new Date(), max_attempts: DEFAULT_MAX_ATTEMPTS, resource_id: job.resourceId }));
+export function jobsInsertFrom(
+  anchor: string,
+  key: string,
+  jobs: readonly { resourceId: string; kind: string; payload: unknown; options?: EnqueueOptions }[],
+): RawBuilder<unknown> {
+  // Every option of `enqueue` is honoured here too (run_at, unique_key, max_attempts).
+  const rows = jobs.map((job) => {
+    const row = jobRow(job.kind, job.payload, job.options ?? {});
+    return { kind: row.kind, payload: job.payload, run_at: row.run_at, unique_key: row.unique_key, max_attempts: row.max_attempts, resource_id: job.resourceId };
+  });
   return sql`
-    insert into jobs (kind, payload, run_at, max_attempts)
-    select j.kind, j.payload, j.run_at, j.max_attempts
+    insert into jobs (kind, payload, run_at, unique_key, max_attempts)
+    select j.kind, j.payload, j.run_at, j.unique_key, j.max_attempts
     from ${sql.table(anchor)} as a
-    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as j(resource_id text, kind text, payload jsonb, run_at timestamptz, max_attempts integer)
-      on j.resource_id = a.${sql.ref(key)}::text`;
+    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as j(resource_id text, kind text, payload jsonb, run_at timestamptz, unique_key text, max_attempts integer)
+      on j.resource_id = a.${sql.ref(key)}::text
+    on conflict (unique_key) do nothing`;
 }
 
 /** Rows per INSERT: jobs have 9 columns, and PostgreSQL allows 65,535 parameters per statement. */
@@ -98,140 +132,220 @@ export async function enqueueMany(db: Db, jobs: readonly { kind: string; payload
   }
 }
 
-/** Retry delay after `attempts` failures: 1 s doubling to at most 1 h, with ±20 % jitter. */
+/** Retry delay after `attempts` failures: 1 s doubling to at most 1 h, with ±20 % jitter (jobs/backoff.ts). */
 export function backoffMs(attempts: number, random = Math.random): number {
-  const base = Math.min(3_600_000, 1000 * 2 ** Math.max(0, attempts - 1));
-  return Math.round(base * (0.8 + 0.4 * random()));
+  return retryDelayMs(JOB_RETRY_SCHEDULE, attempts, random);
 }
-
-/**
- * Jobs claimed at once. Handlers of one batch run concurrently, and the card payment handler shares its
- * statements across them (lib/batch.ts), so a larger batch settles more payments per round trip: with
- * 20 the authorisations fell behind sendPayment under load (bench/payments.ts), with 100 they keep up.
- */
-const DEFAULT_BATCH_SIZE = 100;
 
 export interface WorkerOptions {
-  /** How long a claim lasts before another worker may take the job. */
+  /** The engine: on PGlite, held by one process, leases of other workers are dead processes'. */
+  engine?: Engine;
+  /** Jobs in flight at once in this process (COLIBRI_WORKER_CONCURRENCY). */
+  concurrency?: number;
+  /** How long a claim lasts unless renewed; running jobs renew theirs every third of it. */
   leaseMs?: number;
-  batchSize?: number;
   /** Idle poll interval; `poke()` wakes the worker at once. */
   pollMs?: number;
+  /**
+   * How long a job may keep failing before it is given up (a step that never reached the processor)
+   * or reported as stuck (a step whose outcome is unknown), counted from when it was enqueued.
+   */
+  deadlineMs?: number;
+  /** How long `stop()` waits for jobs in flight before releasing their claims. */
+  stopTimeoutMs?: number;
   onError?: (error: unknown, job: Job) => void;
+  /** Called once when a job of unknown outcome passes its deadline. */
+  onStuck?: (job: Job, reason: string) => void;
 }
 
+export const DEFAULT_WORKER_CONCURRENCY = 1000;
+export const DEFAULT_JOB_LEASE_MS = 10_000;
+export const DEFAULT_JOB_DEADLINE_MS = 30 * 60_000;
+/** A stuck job is still reconciled, at least this often. */
+const STUCK_RECHECK_MS = 5 * 60_000;
+
+/** The job workers of this process; on PGlite, which one process holds, every other lease is a dead process's. */
+const LIVE_WORKERS = new Set<string>();
+
+interface JobRow {
+  id: string | bigint;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+  created_at: Date | string;
+  outcome_unknown: boolean;
+  stuck_since: Date | string | null;
+}
+
+type ClaimedJob = Job & { readonly maxAttempts: number; readonly stuck: boolean };
+
 /**
- * Runs due jobs with registered handlers until stopped.
+ * Runs due jobs with registered handlers until stopped, keeping up to `concurrency` of them in flight.
+ * Finished jobs leave the queue together (one delete per turn of the event loop). A job that fails is
+ * retried with backoff; one that keeps failing past its kind's deadline is given up if it never reached
+ * the processor (`JobKind.abandon`) and reported as stuck otherwise (GET /admin/stuck-operations).
  * @example
- * const worker = new JobWorker(db, handlers);
+ * const worker = new JobWorker(db, handlers, { concurrency: 1000 });
  * worker.start();
  * await worker.stop();
  */
 export class JobWorker {
   readonly id = `worker-${randomUUID()}`;
-  private running = false;
-  private wake: (() => void) | null = null;
-  private loop: Promise<void> | null = null;
+  private readonly kinds: ReadonlyMap<string, JobKind>;
+  private readonly window: LeasedWindow<ClaimedJob>;
+  private readonly leaseMs: number;
+  private readonly deadlineMs: number;
+  private readonly finish: (id: string) => Promise<void>;
+  private releasedDead = false;
 
   constructor(
     private readonly db: Db,
-    private readonly handlers: ReadonlyMap<string, JobHandler>,
+    handlers: ReadonlyMap<string, JobHandler | JobKind>,
     private readonly options: WorkerOptions = {},
-  ) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+  ) {
+    this.kinds = new Map([...handlers].map(([kind, handler]) => [kind, typeof handler === 'function' ? { run: handler } : handler]));
+    this.leaseMs = options.leaseMs ?? DEFAULT_JOB_LEASE_MS;
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_JOB_DEADLINE_MS;
+    // Finished jobs leave the queue together: one statement per turn, not one per job. A crash before
+    // it runs them again when their lease ends, so handlers are idempotent.
+    this.finish = batchCalls(async (ids: readonly string[]) => {
+      await this.db.deleteFrom('jobs').where('id', 'in', [...ids]).where('locked_by', '=', this.id).execute();
+      return ids.map(() => undefined);
+    });
+    this.window = new LeasedWindow<ClaimedJob>(
+      {
+        claim: (limit) => this.claim(limit),
+        run: (job) => this.execute(job),
+        renew: (jobs) => this.setLease(jobs, 'renew'),
+        release: (jobs) => this.setLease(jobs, 'release'),
+      },
+      {
+        concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+        leaseMs: this.leaseMs,
+        pollMs: options.pollMs ?? 500,
+        stopTimeoutMs: options.stopTimeoutMs ?? 10_000,
+        onError: (error, context) => options.onError?.(error, { id: '', kind: context, payload: null, attempts: 0, createdAt: new Date(), outcomeUnknown: false }),
+      },
+    );
   }
 
+  /** Jobs in flight in this worker now. */
+  get inFlight(): number {
+    return this.window.size;
+  }
+
+  start(): void {
+    LIVE_WORKERS.add(this.id);
+    this.window.start();
+  }
+
+  /** Stops claiming, finishes the jobs in flight (bounded by `stopTimeoutMs`) and releases the claims of the rest. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.poke();
-    await this.loop;
+    await this.window.stop();
+    LIVE_WORKERS.delete(this.id);
   }
 
   /** Wakes the worker now (after enqueueing work this process knows about). */
   poke(): void {
-    this.wake?.();
+    this.window.poke();
   }
 
-  /** Claims and runs one batch; returns how many jobs ran. Exposed for tests and `colibri worker`. */
-  async runOnce(): Promise<number> {
-    const jobs = await this.claim();
-    const outcomes = await Promise.all(jobs.map((job) => this.execute(job)));
-    // Finished jobs leave the queue together: one statement per batch, not one per job. A crash before
-    // this line runs them again when their lease ends, so handlers are idempotent.
-    const done = jobs.filter((_, i) => outcomes[i]).map((job) => job.id);
-    if (done.length > 0) await this.db.deleteFrom('jobs').where('id', 'in', done).where('locked_by', '=', this.id).execute();
-    return jobs.length;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let ran = 0;
-      try {
-        ran = await this.runOnce();
-      } catch (error) {
-        this.options.onError?.(error, { id: '', kind: 'claim', payload: null, attempts: 0 });
-        await sleep(1000);
-      }
-      if (ran === 0 && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs ?? 500);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
-    }
-  }
-
-  private async claim(): Promise<Job[]> {
-    const kinds = [...this.handlers.keys()];
+  private async claim(limit: number): Promise<ClaimedJob[]> {
+    const kinds = [...this.kinds.keys()];
     if (kinds.length === 0) return [];
-    const leaseMs = this.options.leaseMs ?? 60_000;
-    const rows = await sql<{ id: string; kind: string; payload: unknown; attempts: number }>`
-      update jobs set locked_by = ${this.id}, locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
+    await this.releaseDeadLeases();
+    const rows = await sql<JobRow>`
+      update jobs set locked_by = ${this.id}, locked_until = now() + ${`${this.leaseMs} milliseconds`}::interval, attempts = attempts + 1
       where id in (
         select id from jobs
         where run_at <= now() and failed_at is null and (locked_until is null or locked_until < now())
           and kind = any(${kinds}::text[])
         order by run_at
-        limit ${this.options.batchSize ?? DEFAULT_BATCH_SIZE}
+        limit ${limit}
         for update skip locked
       )
-      returning id, kind, payload, attempts`.execute(this.db);
-    return rows.rows.map((r) => ({ id: String(r.id), kind: r.kind, payload: r.payload, attempts: r.attempts }));
+      returning id, kind, payload, attempts, max_attempts, created_at, outcome_unknown, stuck_since`.execute(this.db);
+    return rows.rows.map((r) => ({
+      id: String(r.id),
+      kind: r.kind,
+      payload: r.payload,
+      attempts: r.attempts,
+      maxAttempts: r.max_attempts,
+      createdAt: new Date(r.created_at),
+      outcomeUnknown: r.outcome_unknown,
+      stuck: r.stuck_since !== null,
+    }));
   }
 
-  /** Runs one job; true when it is done (to be deleted), false when it was rescheduled. */
-  private async execute(job: Job & { attempts: number }): Promise<boolean> {
-    const handler = this.handlers.get(job.kind);
+  /**
+   * PGlite is held by one process at a time, so at the first claim every lease that no worker of this
+   * process holds is a dead process's: its jobs are taken over now instead of when the lease runs out.
+   */
+  private async releaseDeadLeases(): Promise<void> {
+    if (this.releasedDead) return;
+    this.releasedDead = true;
+    if (this.options.engine !== 'pglite') return;
+    await this.db
+      .updateTable('jobs')
+      .set({ locked_by: null, locked_until: null })
+      .where('locked_by', 'is not', null)
+      .where('locked_by', 'not in', [...LIVE_WORKERS, ''])
+      .execute();
+  }
+
+  private async setLease(jobs: readonly ClaimedJob[], action: 'renew' | 'release'): Promise<void> {
+    const ids = jobs.map((job) => job.id);
+    await sql`
+      update jobs set
+        locked_until = ${action === 'renew' ? sql`now() + ${`${this.leaseMs} milliseconds`}::interval` : sql`null`},
+        locked_by = ${action === 'renew' ? this.id : null}
+      where locked_by = ${this.id} and id = any(${ids}::bigint[])`.execute(this.db);
+  }
+
+  /** Runs one job; on success it leaves the queue, on failure it is rescheduled, given up or reported. */
+  private async execute(job: ClaimedJob): Promise<void> {
+    const kind = this.kinds.get(job.kind);
     try {
-      if (!handler) throw new Error(`no handler for ${job.kind}`);
-      await handler(job);
-      return true;
+      if (!kind) throw new Error(`no handler for ${job.kind}`);
+      await kind.run(job);
     } catch (error) {
-      const retryLater = error instanceof RetryLater;
-      if (!retryLater) this.options.onError?.(error, job);
-      const row = await this.db.selectFrom('jobs').select('max_attempts').where('id', '=', job.id).executeTakeFirst();
-      const exhausted = !retryLater && row !== undefined && job.attempts >= row.max_attempts;
-      await this.db
-        .updateTable('jobs')
-        .set({
-          locked_by: null,
-          locked_until: null,
-          last_error: error instanceof Error ? error.message.slice(0, 2000) : String(error),
-          run_at: new Date(Date.now() + (retryLater ? error.delayMs : backoffMs(job.attempts))),
-          ...(exhausted ? { failed_at: new Date() } : {}),
-        })
-        .where('id', '=', job.id)
-        .where('locked_by', '=', this.id)
-        .execute();
-      return false;
+      await this.failed(job, kind, error);
+      return;
     }
+    await this.finish(job.id);
+  }
+
+  private async failed(job: ClaimedJob, kind: JobKind | undefined, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message.slice(0, 2000) : String(error);
+    const retryLater = error instanceof RetryLater ? error : undefined;
+    if (!retryLater) this.options.onError?.(error, job);
+    const outcomeUnknown = job.outcomeUnknown || retryLater?.outcome === 'UNKNOWN';
+    const pastDeadline = retryLater !== undefined && Date.now() - job.createdAt.getTime() > this.deadlineMs;
+    if (pastDeadline && !outcomeUnknown && kind?.abandon) {
+      // Nothing ever reached the processor: giving up is safe, and the resource says why.
+      await kind.abandon(job, message);
+      await this.finish(job.id);
+      return;
+    }
+    const delayMs = retryLater ? retryLater.delayMs : backoffMs(job.attempts);
+    const exhausted = !retryLater && job.attempts >= job.maxAttempts;
+    const stuck = pastDeadline || exhausted;
+    if (stuck && !job.stuck) this.options.onStuck?.(job, message);
+    await this.db
+      .updateTable('jobs')
+      .set({
+        locked_by: null,
+        locked_until: null,
+        last_error: message,
+        outcome_unknown: outcomeUnknown,
+        run_at: new Date(Date.now() + (pastDeadline ? Math.min(delayMs, STUCK_RECHECK_MS) : delayMs)),
+        ...(exhausted ? { failed_at: new Date() } : {}),
+        ...(stuck && !job.stuck ? { stuck_since: new Date() } : {}),
+      })
+      .where('id', '=', job.id)
+      .where('locked_by', '=', this.id)
+      .execute();
   }
 }
+

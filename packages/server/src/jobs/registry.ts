@@ -1,19 +1,19 @@
 import { sweepCheckouts } from '../checkout/sweep-checkouts';
 import type { AppContext } from '../context';
 import { expirePreAuthorizations } from '../payments/cancel';
-import { PROCESS_PAYMENT_JOB, processPaymentHandler } from '../payments/process-payment';
+import { PROCESS_PAYMENT_JOB, processPaymentJob } from '../payments/process-payment';
 import { settleRefundHandler } from '../refunds/settle-refund';
 import { payoutJobHandlers } from '../payouts/process-payout';
 import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from '../subscriptions/sweep';
 import { secureSigningSecrets } from '../webhooks/signing-secrets';
-import type { JobHandler } from './queue';
+import type { JobHandler, JobKind } from './queue';
 
 /**
  * Every job kind and its handler. Each domain exports a function returning its handlers; this is the
  * one place they are put together, so a reader sees all background work of the service here.
  */
-export function jobHandlers(ctx: AppContext): Map<string, JobHandler> {
-  return new Map<string, JobHandler>([[PROCESS_PAYMENT_JOB, processPaymentHandler(ctx)],
+export function jobHandlers(ctx: AppContext): Map<string, JobHandler | JobKind> {
+  return new Map<string, JobHandler | JobKind>([[PROCESS_PAYMENT_JOB, processPaymentJob(ctx)],
     ['refund.settle', settleRefundHandler(ctx)], ...payoutJobHandlers(ctx)]);
 }
 

@@ -3,9 +3,9 @@ import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { computeFees, type FeePlan } from '../fees/fee-plan';
-import { backoffMs, RetryLater, type Job } from '../jobs/queue';
+import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
 import { batchCalls } from '../lib/batch';
-import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { attemptOutcome, type OperationResult } from '../processor/processor';
 import { processorCard, type CardRow } from '../vault/lookup';
 import { captureJournal, changeStatus, changeStatuses, holdJournal, lockPayment, type PaymentRow, type StatusChange } from './payment-record';
 import { canTransition, type PaymentStatus } from './states';
@@ -49,13 +49,32 @@ export function processPaymentHandler(ctx: AppContext) {
       const known = job.attempts > 1 ? await ctx.processor.status(merchantId, reference) : null;
       result = known ?? (await send(ctx, payment, card, job.payload, reference));
     } catch (error) {
-      if (error instanceof ProcessorUnavailableError || error instanceof ProcessorTimeoutError) {
-        throw new RetryLater(error.message, backoffMs(job.attempts));
-      }
+      const outcome = attemptOutcome(error);
+      if (outcome) throw new RetryLater((error as Error).message, backoffMs(job.attempts), outcome);
       throw error;
     }
     await settle(ctx, settleIf, payment, job.payload, result, clockAt(clockOffsetMs));
     ctx.workerSignal.poke();
+  };
+}
+
+/**
+ * The card payment job kind. A step that never reached the processor by its deadline is settled as
+ * the processor's own error would be: an authorisation ends ERROR, a capture or a cancel leaves the
+ * pre-authorisation standing, each with code `PROCESSOR_UNAVAILABLE`.
+ */
+export function processPaymentJob(ctx: AppContext): JobKind {
+  const run = processPaymentHandler(ctx);
+  const settleIf = (change: StatusChange) => changeStatuses(ctx.db, [change]).then(([row]) => row);
+  return {
+    run,
+    abandon: async (job: Job<ProcessPaymentJob>, reason: string) => {
+      const [loaded] = await loadForProcessing(ctx.db, [job.payload.paymentToken]);
+      if (!loaded || loaded.payment.status !== 'PROCESSING') return;
+      const result: OperationResult = { status: 'ERROR', code: 'PROCESSOR_UNAVAILABLE', description: `The processor could not be reached before the deadline; nothing was charged (${reason}).` };
+      await settle(ctx, settleIf, loaded.payment, job.payload, result, clockAt(loaded.clockOffsetMs));
+      ctx.workerSignal.poke();
+    },
   };
 }
 

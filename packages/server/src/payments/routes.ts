@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
+import { idempotencyKeyOf } from '../http/idempotency';
 import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
@@ -22,7 +23,8 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         response: { 200: PaymentResponse, ...errorResponses(400, 401, 404, 502) },
       },
     },
-    async (request) => paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body)),
+    async (request) =>
+      paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body, { idempotencyKey: idempotencyKeyOf(request) })),
   );
 
   app.post(

@@ -36,13 +36,16 @@ export async function sendPayment(
   ctx: AppContext,
   merchantId: string,
   input: SendPaymentInput,
-  options: { paymentToken?: string } = {},
+  options: { paymentToken?: string; idempotencyKey?: string | undefined } = {},
 ): Promise<SendPaymentResult> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
 
   const batchers = batchersOf(ctx.db);
-  const loaded = await batchers.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id });
+  const idempotencyKey = options.idempotencyKey ?? null;
+  const loaded = await batchers.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id, idempotencyKey });
+  // A retry after a crash: the first run committed its payment, which is the answer.
+  if (loaded.existingToken) return existingPayment(ctx.db, merchantId, loaded.existingToken);
   if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
 
   const asset = input.payment.asset.toUpperCase();
@@ -101,7 +104,16 @@ export async function sendPayment(
     authentication: input.authentication,
     subscriptionId: null,
     paymentToken: options.paymentToken,
+    idempotencyKey,
     now,
+  }).catch(async (error: unknown) => {
+    // Two runs of one key raced past the lease (a process that stalled longer than it): the unique
+    // index let one payment in, and this run answers with it.
+    if (idempotencyKey !== null && (error as { constraint?: string }).constraint === 'payments_idempotency_key_idx') {
+      const raced = await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+      if (raced) return (await existingPayment(ctx.db, merchantId, raced.payment_token)).payment;
+    }
+    throw error;
   });
   ctx.workerSignal.poke();
   return { payment, cardStatus: card.status, customerFees: fees.fees.filter((f) => f.payer === 'CUSTOMER') };
@@ -113,6 +125,7 @@ interface ContextKey {
   merchantId: string;
   personId: string;
   cardId: string;
+  idempotencyKey: string | null;
 }
 
 /** What sendPayment reads before pricing a payment. */
@@ -122,6 +135,8 @@ interface PaymentContext {
   feePlan: FeePlan;
   person: { id: string } | undefined;
   card: { id: string; person_id: string; status: string } | undefined;
+  /** The payment an earlier run of the same Idempotency-Key created, if any. */
+  existingToken: string | null;
 }
 
 /**
@@ -135,6 +150,7 @@ async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise
     merchant_id: key.merchantId,
     person_id: UUID.test(key.personId) ? key.personId : null,
     card_id: UUID.test(key.cardId) ? key.cardId : null,
+    idempotency_key: key.idempotencyKey,
   }));
   // The id lists let the planner look rows up by key whatever it guesses of the JSON's size.
   const ids = (pick: (k: (typeof wanted)[number]) => string | null) => [...new Set(wanted.map(pick).filter((id): id is string => id !== null))];
@@ -147,13 +163,17 @@ async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise
     card_id: string | null;
     card_person_id: string | null;
     card_status: string | null;
+    existing_token: string | null;
   }>`
-    select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status
-    from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid)
+    select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status,
+      x.payment_token as existing_token
+    from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid, idempotency_key text)
     join merchants as m on m.id = k.merchant_id and m.id = any(${ids((k) => k.merchant_id)}::uuid[])
     left join fee_plans as f on f.merchant_id = m.id
     left join persons as p on p.merchant_id = m.id and p.id = k.person_id and p.id = any(${ids((k) => k.person_id)}::uuid[])
-    left join cards as c on c.merchant_id = m.id and c.id = k.card_id and c.id = any(${ids((k) => k.card_id)}::uuid[])`.execute(db);
+    left join cards as c on c.merchant_id = m.id and c.id = k.card_id and c.id = any(${ids((k) => k.card_id)}::uuid[])
+    left join payments as x on x.merchant_id = m.id and x.idempotency_key = k.idempotency_key
+      and x.idempotency_key = any(${ids((k) => k.idempotency_key)}::text[])`.execute(db);
   const byKey = new Map(rows.map((row) => [row.n, row]));
   return keys.map((key, n) => {
     const row = byKey.get(n);
@@ -164,6 +184,7 @@ async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise
       feePlan: row.plan ?? DEFAULT_FEE_PLAN,
       person: row.person_id ? { id: row.person_id } : undefined,
       card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
+      existingToken: row.existing_token,
     };
   });
 }
@@ -200,6 +221,8 @@ export interface NewCardPayment {
   subscriptionId: string | null;
   /** A token reserved in advance (a 3DS authentication's paymentToken, three-ds/); generated otherwise. */
   paymentToken?: string | undefined;
+  /** The Idempotency-Key of the request that creates it, stored with it (unique per merchant). */
+  idempotencyKey?: string | null | undefined;
   now: Date;
   /**
    * false stores the payment CREATED, to be sent later with startCardPayment (a subscription charge
@@ -315,8 +338,21 @@ function paymentRow(input: NewCardPayment) {
     end_to_end_id: null,
     subscription_id: input.subscriptionId,
     checkout_id: null,
+    idempotency_key: input.idempotencyKey ?? null,
     created_at: now,
     updated_at: now,
+  };
+}
+
+/** sendPayment's answer for a payment that exists: its row, its card's status and the fees its customer pays. */
+async function existingPayment(db: Db, merchantId: string, paymentToken: string): Promise<SendPaymentResult> {
+  const payment = await db.selectFrom('payments').selectAll().where('merchant_id', '=', merchantId).where('payment_token', '=', paymentToken).executeTakeFirstOrThrow();
+  const card = payment.card_id ? await db.selectFrom('cards').select('status').where('merchant_id', '=', merchantId).where('id', '=', payment.card_id).executeTakeFirst() : undefined;
+  const fees = await db.selectFrom('payment_fees').select(['fee_type', 'payer', 'amount_minor']).where('payment_token', '=', paymentToken).where('payer', '=', 'CUSTOMER').orderBy('id').execute();
+  return {
+    payment: payment as PaymentRow,
+    cardStatus: card?.status ?? 'ACTIVE',
+    customerFees: fees.map((f) => ({ type: f.fee_type, payer: 'CUSTOMER', amountMinor: f.amount_minor }) as AppliedFee),
   };
 }
 

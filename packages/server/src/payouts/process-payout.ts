@@ -1,7 +1,7 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { backoffMs, RetryLater, type Job, type JobHandler } from '../jobs/queue';
-import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
+import { attemptOutcome, type OperationResult } from '../processor/processor';
 import { changePayoutStatus } from './change-payout-status';
 import { lockPayout, processorReference, type PayoutRecord } from './payout-record';
 
@@ -16,8 +16,18 @@ export interface ProcessPayoutJob {
  * The payout job handlers, for jobs/registry.ts.
  * @example new Map([...payoutJobHandlers(ctx)])
  */
-export function payoutJobHandlers(ctx: AppContext): [string, JobHandler][] {
-  return [[PROCESS_PAYOUT_JOB, (job: Job<ProcessPayoutJob>) => processPayout(ctx, job.payload.txId, job.attempts)]];
+export function payoutJobHandlers(ctx: AppContext): [string, JobKind][] {
+  return [
+    [
+      PROCESS_PAYOUT_JOB,
+      {
+        run: (job: Job<ProcessPayoutJob>) => processPayout(ctx, job.payload.txId, job.attempts),
+        // A payout the bank never received by its deadline is rejected, so the merchant can send it again.
+        abandon: (job: Job<ProcessPayoutJob>, reason: string) =>
+          settle(ctx, job.payload.txId, { status: 'ERROR', code: 'PROCESSOR_UNAVAILABLE', description: `The bank could not be reached before the deadline; nothing was sent (${reason}).` }),
+      },
+    ],
+  ];
 }
 
 /**
@@ -52,9 +62,8 @@ export async function processPayout(ctx: AppContext, txId: string, attempt: numb
     const known = started.retry ? await ctx.processor.status(started.payout.merchant_id, processorReference(txId)) : null;
     result = known ?? (await send(ctx, started.payout));
   } catch (error) {
-    if (error instanceof ProcessorUnavailableError || error instanceof ProcessorTimeoutError) {
-      throw new RetryLater(error.message, backoffMs(attempt));
-    }
+    const outcome = attemptOutcome(error);
+    if (outcome) throw new RetryLater((error as Error).message, backoffMs(attempt), outcome);
     throw error;
   }
   await settle(ctx, txId, result);

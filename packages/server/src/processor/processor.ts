@@ -110,6 +110,17 @@ export class ProcessorTimeoutError extends Error {
   }
 }
 
+/**
+ * What a failed call says about the operation: `NOT_SENT` (unavailable: nothing happened) or
+ * `UNKNOWN` (timed out: it may have happened); undefined for any other error.
+ * @example attemptOutcome(new ProcessorTimeoutError('authorize')) // 'UNKNOWN'
+ */
+export function attemptOutcome(error: unknown): 'NOT_SENT' | 'UNKNOWN' | undefined {
+  if (error instanceof ProcessorUnavailableError) return 'NOT_SENT';
+  if (error instanceof ProcessorTimeoutError) return 'UNKNOWN';
+  return undefined;
+}
+
 /** Operation names, as used by sandbox faults. */
 export const PROCESSOR_OPERATIONS = ['verifyCard', 'authorize', 'capture', 'cancel', 'refund', 'payout'] as const;
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];

@@ -30,7 +30,8 @@ export interface RefundRequest extends DestinationInput {
  *    processor's own answer later.
  * @example const refund = await requestRefund(ctx, merchantId, { payment_token, amount: 10 });
  */
-export async function requestRefund(ctx: AppContext, merchantId: string, input: RefundRequest): Promise<RefundRow> {
+export async function requestRefund(ctx: AppContext, merchantId: string, input: RefundRequest, options: { idempotencyKey?: string | undefined } = {}): Promise<RefundRow> {
+  const idempotencyKey = options.idempotencyKey ?? null;
   let requestedMinor: bigint | undefined;
   if (input.amount !== undefined) {
     const parsed = parseAmount(input.amount, 2);
@@ -46,6 +47,10 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   const reserved = await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, merchantId, input.payment_token);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
+    // A retry after a crash finds what the first run of its Idempotency-Key reserved: a refund still
+    // REQUESTED goes on to the processor (under the same reference, so never twice), any other answers.
+    const earlier = idempotencyKey === null ? undefined : await trx.selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+    if (earlier) return { refund: earlier, processorId: payment.processor_id ?? '', resumed: true };
     if (!(REFUNDABLE_STATUSES as readonly string[]).includes(payment.status)) {
       throw new ApiError('REFUND_STATUS_NOT_ALLOWED', undefined, { message: `Payment is ${payment.status}; a refund needs PAID or PARTIALLY_REFUNDED.` });
     }
@@ -93,12 +98,14 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
         updated_at: now,
         completed_at: null,
         failed_at: null,
+        idempotency_key: idempotencyKey,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
-    return { refund, processorId: payment.processor_id ?? '' };
+    return { refund, processorId: payment.processor_id ?? '', resumed: false };
   });
+  if (reserved.resumed && reserved.refund.status !== 'REQUESTED') return reserved.refund;
 
   let result: OperationResult | 'TIMEOUT';
   try {

@@ -4,6 +4,7 @@ import { principalOf, type App, type AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
 import { refundView } from './refund-record';
+import { idempotencyKeyOf } from '../http/idempotency';
 import { requestRefund } from './request-refund';
 
 const RefundBody = Type.Object({
@@ -43,7 +44,7 @@ export function registerRefundRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const refund = await requestRefund(ctx, principalOf(request).merchantId, request.body);
+      const refund = await requestRefund(ctx, principalOf(request).merchantId, request.body, { idempotencyKey: idempotencyKeyOf(request) });
       const view = refundView(refund);
       return {
         refund_id: view.refund_id,

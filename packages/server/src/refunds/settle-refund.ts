@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job } from '../jobs/queue';
 import { postJournal } from '../ledger/ledger';
 import { changeStatus, lockPayment } from '../payments/payment-record';
-import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { attemptOutcome, type OperationResult } from '../processor/processor';
 import { changeRefundStatus } from './refund-record';
 import { refundReference } from './request-refund';
 
@@ -30,9 +30,9 @@ export function settleRefundHandler(ctx: AppContext) {
         (await ctx.processor.status(merchantId, reference)) ??
         (await ctx.processor.refund({ merchantId, reference, processorId: '', amountMinor: seen.amount_minor }));
     } catch (error) {
-      if (error instanceof ProcessorUnavailableError || error instanceof ProcessorTimeoutError) {
-        throw new RetryLater(error.message, backoffMs(job.attempts));
-      }
+      // A PROCESSING refund was accepted by the processor or timed out there: its outcome is unknown
+      // until the processor answers, whatever this attempt's failure, so it is never given up.
+      if (attemptOutcome(error)) throw new RetryLater((error as Error).message, backoffMs(job.attempts), 'UNKNOWN');
       throw error;
     }
     const now = await merchantNow(ctx.db, merchantId);

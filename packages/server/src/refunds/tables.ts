@@ -18,6 +18,8 @@ export interface RefundsTable {
   updated_at: Date;
   completed_at: Date | null;
   failed_at: Date | null;
+  /** The Idempotency-Key of the request that created it (unique per merchant). */
+  idempotency_key: Generated<string | null>;
 }
 
 export interface RefundStatusHistoryTable {

@@ -47,8 +47,14 @@ export async function claimDeliveries(db: Db, workerId: string, limit: number, l
   // every event instead.
   const result = await sql<ClaimRow>`
     with picked as (
-      select id from webhook_deliveries
+      select id from webhook_deliveries d
       where status = 'PENDING' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
+        -- In order per resource and URL: an earlier delivery still pending (due, waiting or in flight)
+        -- holds the later ones back until it is delivered or given up.
+        and not exists (
+          select 1 from webhook_deliveries e
+          where e.resource_key = d.resource_key and e.url = d.url and e.status = 'PENDING' and e.id < d.id
+        )
       order by next_attempt_at
       limit ${limit}
       for update skip locked
@@ -78,6 +84,20 @@ export async function claimDeliveries(db: Db, workerId: string, limit: number, l
     event: { type: row.type, createdAt: new Date(row.event_created_at), data: row.data },
     secrets: typeof row.secrets === 'string' ? (JSON.parse(row.secrets) as StoredSecret[]) : (row.secrets ?? []),
   }));
+}
+
+/**
+ * Renews the leases of deliveries this worker is attempting (`leaseMs`), or ends them (`null`) so
+ * another worker takes them at once.
+ * @example await setDeliveryLeases(db, worker.id, inFlight, 20_000);
+ */
+export async function setDeliveryLeases(db: Db, workerId: string, deliveries: readonly ClaimedDelivery[], leaseMs: number | null): Promise<void> {
+  const ids = deliveries.map((d) => String(d.id));
+  await sql`
+    update webhook_deliveries set
+      locked_until = ${leaseMs === null ? sql`null` : sql`now() + ${`${leaseMs} milliseconds`}::interval`},
+      locked_by = ${leaseMs === null ? null : workerId}
+    where locked_by = ${workerId} and status = 'PENDING' and id = any(${ids}::bigint[])`.execute(db);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Agent } from 'undici';
 import type { AppContext } from '../context';
-import { retryDelayMs, type RetrySchedule } from './backoff';
+import { retryDelayMs, type RetrySchedule } from '../jobs/backoff';
 import type { ClaimedDelivery } from './claim';
 import type { OutboundGuard } from './outbound-guard';
 import { callbackBody } from './payload';

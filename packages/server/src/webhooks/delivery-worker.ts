@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import type { AppContext } from '../context';
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from './backoff';
-import { claimDeliveries, refreshStatistics, releaseDeadLeases, type ClaimedDelivery } from './claim';
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../jobs/backoff';
+import { LeasedWindow } from '../jobs/window';
+import { claimDeliveries, refreshStatistics, releaseDeadLeases, setDeliveryLeases, type ClaimedDelivery } from './claim';
 import { deliver, type DeliverDeps } from './deliver';
 import { createOutboundGuard } from './outbound-guard';
 import { createCallbackAgent } from './post-callback';
@@ -24,8 +25,6 @@ const MAX_RECORD_BATCH = 500;
  * trickle in (on PGlite, whose one connection every statement holds, that is most of the cost).
  */
 const RECORD_LINGER_MS = 5;
-/** The shortest time between two claims of one worker (see the loop). */
-const MIN_CLAIM_INTERVAL_MS = 10;
 /**
  * How much longer than an attempt's timeout a lease lasts, for recording its result: 5 s, or the
  * timeout itself when that is shorter (tests run with short timeouts and should not wait 5 s for a
@@ -40,15 +39,15 @@ const ANALYZE_INTERVAL_MS = 10_000;
 const LIVE_WORKERS = new Set<string>();
 
 /**
- * The callback worker of one process. It keeps up to `concurrency` attempts in flight: it claims as
- * many due deliveries as it has free slots (claim.ts), makes each attempt (deliver.ts), and records
- * finished attempts together in one statement per round (record.ts), so a busy worker spends a
- * handful of statements on hundreds of callbacks. A slot is freed when the receiver has answered;
- * the delivery stays leased until its result is written, so no other worker takes it meanwhile.
+ * The callback worker of one process. It keeps up to `concurrency` attempts in flight in the same
+ * bounded, leased window as the job worker (jobs/window.ts): it claims as many due deliveries as it has
+ * free slots (claim.ts), makes each attempt (deliver.ts), and records finished attempts together in one
+ * statement per round (record.ts), so a busy worker spends a handful of statements on hundreds of
+ * callbacks. A slot is freed when the receiver has answered; the delivery stays leased until its result
+ * is written, so no other worker takes it meanwhile.
  *
- * It runs beside the job worker (jobs/background.ts) rather than as jobs in it: an attempt may
- * take 15 seconds, and the job worker runs a batch to its end before claiming the next one, so a
- * slow merchant would hold up payment processing.
+ * Callbacks have a window of their own beside the job worker's (jobs/background.ts): an attempt may
+ * take 15 seconds, and a slow merchant must not hold the slots of payment processing.
  * @example
  * const worker = new DeliveryWorker(ctx, { pollMs: 250 });
  * worker.start();
@@ -59,18 +58,12 @@ export class DeliveryWorker {
   private readonly deps: DeliverDeps;
   private readonly agent: Agent;
   private readonly concurrency: number;
-  private readonly claimBatch: number;
   private readonly leaseMs: number;
-  private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private waitingForSlot = false;
-  private poked = false;
+  private readonly window: LeasedWindow<ClaimedDelivery>;
   private pending: { result: AttemptResult; done: () => void }[] = [];
   private claimsSinceAnalyze = 0;
-  private claimedAt = 0;
   private analyzedAt = 0;
+  private releasedDead = false;
   private flushing: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
 
@@ -89,16 +82,24 @@ export class DeliveryWorker {
     };
     this.deps = { ctx, agent: this.agent, guard, schedule, timeoutMs: settings.timeoutMs, userAgent: `Colibri-Webhooks/${ctx.version}`, adopting: new Map() };
     this.concurrency = settings.concurrency;
-    this.claimBatch = Math.max(1, Math.floor(settings.concurrency / 4));
     this.leaseMs = settings.timeoutMs + Math.min(LEASE_MARGIN_MS, settings.timeoutMs);
+    const onError = (error: unknown, context: string) => this.options.onError?.(error, context);
+    this.window = new LeasedWindow<ClaimedDelivery>(
+      {
+        claim: (limit) => this.claim(limit),
+        run: (delivery) => this.attempt(delivery),
+        renew: (deliveries) => setDeliveryLeases(ctx.db, this.id, deliveries, this.leaseMs),
+        release: (deliveries) => setDeliveryLeases(ctx.db, this.id, deliveries, null),
+      },
+      // A stop lets attempts finish within their own timeout.
+      { concurrency: this.concurrency, leaseMs: this.leaseMs, pollMs: options.pollMs ?? 250, stopTimeoutMs: settings.timeoutMs + 1000, onError },
+    );
   }
 
   start(): void {
     if (this.stopping) throw new Error('a stopped DeliveryWorker does not start again; make a new one');
-    if (this.running) return;
-    this.running = true;
     LIVE_WORKERS.add(this.id);
-    this.loop = this.run();
+    this.window.start();
   }
 
   /**
@@ -111,10 +112,7 @@ export class DeliveryWorker {
   }
 
   private async shutdown(): Promise<void> {
-    this.running = false;
-    this.poke();
-    await this.loop;
-    await Promise.all(this.inFlight);
+    await this.window.stop();
     while (this.flushing) await this.flushing;
     LIVE_WORKERS.delete(this.id);
     await this.agent.close();
@@ -126,46 +124,21 @@ export class DeliveryWorker {
    * for the next poll.
    */
   poke(): void {
-    const wake = this.wake;
-    this.wake = null;
-    if (wake) wake();
-    else this.poked = true;
+    this.window.poke();
   }
 
-  private async run(): Promise<void> {
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
     // PGlite is held by one process at a time, so a lease that no worker of this process holds is a
     // dead process's.
-    if (this.ctx.engine === 'pglite') {
-      await releaseDeadLeases(this.ctx.db, [...LIVE_WORKERS]).catch((error: unknown) => this.options.onError?.(error, 'release leases'));
+    if (this.ctx.engine === 'pglite' && !this.releasedDead) {
+      this.releasedDead = true;
+      await releaseDeadLeases(this.ctx.db, [...LIVE_WORKERS]);
       this.claimsSinceAnalyze = ANALYZE_AFTER_CLAIMS;
     }
-    while (this.running) {
-      await this.keepStatistics();
-      // Commits that record events wake the worker one by one; at hundreds a second, claiming for
-      // each would spend a statement per callback. Claims are spaced instead, so wake-ups within a
-      // few milliseconds share one claim.
-      const sinceLastClaim = Date.now() - this.claimedAt;
-      if (sinceLastClaim < MIN_CLAIM_INTERVAL_MS) await sleep(MIN_CLAIM_INTERVAL_MS - sinceLastClaim);
-      const free = this.concurrency - this.inFlight.size;
-      let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
-        this.claimedAt = Date.now();
-        try {
-          claimed = await claimDeliveries(this.ctx.db, this.id, free, this.leaseMs);
-        } catch (error) {
-          this.options.onError?.(error, 'claim');
-          await sleep(1000);
-          continue;
-        }
-        for (const delivery of claimed) this.begin(delivery);
-        this.claimsSinceAnalyze += claimed.length;
-      }
-      if (!this.running) break;
-      // A full claim means more may be due: claim again once a quarter of the slots is free (one
-      // claim per freed slot would cost a statement per callback). A short claim means the queue is
-      // drained: sleep until poked, or until the next poll finds retries that have come due.
-      await this.idle(free === 0 || claimed.length === free);
-    }
+    await this.keepStatistics();
+    const claimed = await claimDeliveries(this.ctx.db, this.id, limit, this.leaseMs);
+    this.claimsSinceAnalyze += claimed.length;
+    return claimed;
   }
 
   /** PGlite has no autovacuum: analyse the delivery tables as it would, once enough has changed. */
@@ -176,36 +149,12 @@ export class DeliveryWorker {
     await refreshStatistics(this.ctx.db).catch((error: unknown) => this.options.onError?.(error, 'analyze'));
   }
 
-  private idle(untilSlotFrees: boolean): Promise<void> {
-    if (this.poked) {
-      this.poked = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.poke(), this.options.pollMs ?? 250);
-      this.waitingForSlot = untilSlotFrees;
-      this.wake = () => {
-        clearTimeout(timer);
-        this.waitingForSlot = false;
-        resolve();
-      };
-    });
-  }
-
-  private begin(delivery: ClaimedDelivery): void {
-    const attempt = deliver(this.deps, delivery)
-      .then(async (result) => {
-        const recorded = this.record(result);
-        // The slot is free once the answer is in, unless results are waiting to be written faster
-        // than they can be: then it waits for its own, which bounds what a crash could leave unrecorded.
-        if (this.pending.length > this.concurrency) await recorded;
-      })
-      .catch((error: unknown) => this.options.onError?.(error, 'attempt'))
-      .finally(() => {
-        this.inFlight.delete(attempt);
-        if (this.waitingForSlot && this.concurrency - this.inFlight.size >= this.claimBatch) this.poke();
-      });
-    this.inFlight.add(attempt);
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const result = await deliver(this.deps, delivery);
+    const recorded = this.record(result);
+    // The slot is free once the answer is in, unless results are waiting to be written faster than
+    // they can be: then it waits for its own, which bounds what a crash could leave unrecorded.
+    if (this.pending.length > this.concurrency) await recorded;
   }
 
   /** Queues a result for the next recording round and resolves once it is written. */

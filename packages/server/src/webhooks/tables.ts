@@ -31,6 +31,8 @@ export interface WebhookDeliveriesTable {
   delivered_at: Date | null;
   failed_at: Date | null;
   created_at: ColumnType<Date, Date | string | undefined, never>;
+  /** `<resource_type>:<resource_id>` of the event: deliveries of one resource and URL go out in order. */
+  resource_key: Generated<string | null>;
 }
 
 export interface WebhookAttemptsTable {

@@ -10,6 +10,7 @@ import * as reports from './0007-reports';
 import * as threeDs from './0008-three-ds';
 import * as checkout from './0009-checkout';
 import * as subscriptions from './0010-subscriptions';
+import * as resilience from './0012-resilience';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009-checkout': checkout,
   '0010-subscriptions': subscriptions,
   '0011-refunds': refunds,
+  '0012-resilience': resilience,
 };

@@ -1,5 +1,6 @@
 /**
- * The retry schedule of callbacks (docs/callbacks.md, "Retries"). After the n-th failed attempt in a
+ * The one retry schedule of background work: jobs (jobs/queue.ts, `JOB_RETRY_SCHEDULE`) and callbacks
+ * (docs/callbacks.md, "Retries", `DEFAULT_RETRY_SCHEDULE`) differ only in their numbers. After the n-th failed attempt in a
  * row the next one waits `min(cap, base × 2^(n−1))`, spread by ±20 % jitter so that callbacks which
  * failed together (a merchant's outage) do not all come back in the same second. A failed attempt
  * made when the retry window (72 hours) has passed since the delivery began is final.
@@ -15,6 +16,15 @@ export interface RetrySchedule {
   readonly windowMs: number;
 }
 
+/** Jobs: 1 s doubling to one hour, ±20 %; how long a job is retried is its kind's deadline (queue.ts). */
+export const JOB_RETRY_SCHEDULE: RetrySchedule = {
+  baseMs: 1_000,
+  capMs: 3_600_000,
+  jitter: 0.2,
+  windowMs: Number.POSITIVE_INFINITY,
+};
+
+/** Callbacks: 5 s doubling to one hour, ±20 %, for 72 hours. */
 export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
   baseMs: 5_000,
   capMs: 3_600_000,
