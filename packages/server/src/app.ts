@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { registerAdminRoutes, registerFeePlanRoute } from './admin/routes';
+import { registerStuckOperations } from './jobs/stuck-operations';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
 import { installAuthHook } from './http/auth-hook';
@@ -112,6 +113,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerMeRoute(app);
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
+  registerStuckOperations(app, ctx, registry);
   registerVaultRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);

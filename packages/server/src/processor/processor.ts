@@ -121,6 +121,6 @@ export function attemptOutcome(error: unknown): 'NOT_SENT' | 'UNKNOWN' | undefin
   return undefined;
 }
 
-/** Operation names, as used by sandbox faults. */
-export const PROCESSOR_OPERATIONS = ['verifyCard', 'authorize', 'capture', 'cancel', 'refund', 'payout'] as const;
+/** Operation names, as used by sandbox faults (`status` faults make status queries fail too). */
+export const PROCESSOR_OPERATIONS = ['verifyCard', 'authorize', 'capture', 'cancel', 'refund', 'payout', 'status'] as const;
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number];

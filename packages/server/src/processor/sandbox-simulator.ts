@@ -85,7 +85,25 @@ export class SandboxSimulator implements Processor {
     );
   }
 
+  /**
+   * The outcome on record for a reference. A processor that is down answers no status queries either:
+   * faults injected for `status` apply here (UNAVAILABLE and TIMEOUT both leave the outcome unknown).
+   */
   async status(merchantId: string, reference: string): Promise<OperationResult | null> {
+    const fault = await this.db
+      .updateTable('sandbox_faults')
+      .set((eb) => ({ remaining: eb('remaining', '-', 1) }))
+      .where('merchant_id', '=', merchantId)
+      .where('operation', '=', 'status')
+      .where('remaining', '>', 0)
+      .returning('fault')
+      .executeTakeFirst();
+    if (fault?.fault === 'UNAVAILABLE') throw new ProcessorUnavailableError('status');
+    if (fault?.fault === 'TIMEOUT') throw new ProcessorTimeoutError('status');
+    return this.lookup(merchantId, reference);
+  }
+
+  private async lookup(merchantId: string, reference: string): Promise<OperationResult | null> {
     const row = await this.db
       .selectFrom('sandbox_operations')
       .select('result')
@@ -105,7 +123,7 @@ export class SandboxSimulator implements Processor {
     const { fault, result: known } = await this.record({ merchantId, operation, reference, decided: decide() });
     if (fault === 'UNAVAILABLE') throw new ProcessorUnavailableError(operation);
     // Recorded by a concurrent statement after this one's snapshot: read it now.
-    const result = known ?? (await this.status(merchantId, reference));
+    const result = known ?? (await this.lookup(merchantId, reference));
     if (!result) throw new Error(`sandbox operation ${reference} belongs to another merchant`);
     // A timeout happens after the processor acted: the operation is recorded, the answer is lost.
     if (fault === 'TIMEOUT') throw new ProcessorTimeoutError(operation);
