@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** The `colibri` command, as `npm start` runs it. */
 export const CLI = new URL('../bin/colibri.js', import.meta.url).pathname;
@@ -41,4 +42,25 @@ export async function stopChildren(children: readonly Child[], graceMs = 10_000)
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A TCP port free on 127.0.0.1 now, for a child service to listen on. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** One JSON call to a child service. @example const created = await api(base, 'POST', '/admin/merchants', { name }, { authorization }) */
+export async function api(base: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any, text, headers: response.headers };
 }

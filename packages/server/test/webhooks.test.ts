@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
@@ -12,7 +11,7 @@ import { createCallbackAgent, postCallback } from '../src/webhooks/post-callback
 import { startReceiver, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
 import { customerWithCard, paymentBody } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestMerchant, type TestService } from './harness';
-import { spawnColibri, waitForOutput } from './processes';
+import { api, freePort, spawnColibri, waitForOutput } from './processes';
 
 /**
  * Merchant callbacks end to end: a real receiver on 127.0.0.1, the service's own callback worker,
@@ -344,24 +343,6 @@ describe('outbound safety over real HTTP', () => {
 
 // ---------------------------------------------------------------------------------------------------
 // Processes: SIGKILL during deliveries, and two workers sharing one PostgreSQL.
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function api(base: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
-}
 
 for (const engine of ENGINES) {
   it(`[${engine}] loses no callback when the service is killed with SIGKILL while deliveries are pending`, async () => {
