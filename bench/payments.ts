@@ -1,32 +1,51 @@
 /**
- * sendPayment throughput and p99 against pgbench's built-in TPC-B-like script at the same client count,
- * in the same run, on the same PostgreSQL; then sendPayment on PGlite. Target: ≥ 0.5× pgbench's tps.
+ * Payments accepted and payments settled, against pgbench's built-in TPC-B-like script at the same
+ * client count, in the same run, on the same PostgreSQL; at several simulated processor latencies.
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/payments.ts
- *   (BENCH_CONNECTIONS=10 BENCH_SECONDS=10 by default; the simulator's latency is set to 0 ms so the
- *   figure is Colibri's own cost, not the simulated network's.)
  *
- * Every payment is authorised by a job after its response; on PostgreSQL the benchmark also waits for
- * the queue to drain and reports payments settled per second over load and drain together, so a figure
- * that leaves work behind cannot pass for throughput. By default the jobs run in the service process
- * (`colibri serve`); BENCH_TOPOLOGY=split runs them in a separate `colibri worker` process instead.
+ * Settings: BENCH_LATENCIES (0,200,1000 ms of sandbox processor latency), BENCH_CONNECTIONS (10),
+ * BENCH_SECONDS (10), BENCH_ROUNDS (1; with more, each figure is the median of the rounds), BENCH_PGLITE
+ * (200: the latency of the PGlite run; `off` skips it), BENCH_TOPOLOGY=split (jobs in a separate
+ * `colibri worker` process).
  *
- * BENCH_ROUNDS (3) rounds each run pgbench and then Colibri on a fresh database, back to back, so both
- * meet the same machine load; the table gives medians over the rounds, and each ratio is the median of
- * the rounds' ratios.
+ * For each latency, one round runs pgbench and then Colibri on a fresh database, back to back, so both
+ * meet the same machine load. Colibri's figures count payments, not only answers:
+ * - accepted/s: sendPayment answers per second during the load;
+ * - settled/s: payments that reached a final status, per second from the start of the load to the last
+ *   settlement (the drain included), so work left queued cannot pass for throughput;
+ * - drain: how long after the end of the load the last payment settled;
+ * - p99 to final: from a payment's acceptance to its final status, over every payment.
+ * Each is given as a ratio to pgbench's tps of the same round.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createBenchDatabase, drive, median, printTable, startColibri, startWorker, type Figure } from './lib';
+import { openDatabase } from '../packages/server/src/db/database';
+import { createBenchDatabase, median, startColibri, startWorker } from './lib';
+import autocannon from 'autocannon';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const split = process.env.BENCH_TOPOLOGY === 'split';
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+const latencies = (process.env.BENCH_LATENCIES ?? '0,200,1000').split(',').map(Number);
+const pgliteLatency = process.env.BENCH_PGLITE === 'off' ? undefined : Number(process.env.BENCH_PGLITE ?? 200);
+
+/** What one run of Colibri measured. */
+interface Settlement {
+  acceptedPerSecond: number;
+  accepted: number;
+  settled: number;
+  unsettled: number;
+  settledPerSecond: number;
+  drainSeconds: number;
+  p99ToFinalMs: number;
+  non2xx: number;
+}
 
 async function json(url: string, init: RequestInit & { token?: string } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
@@ -35,13 +54,39 @@ async function json(url: string, init: RequestInit & { token?: string } = {}) {
   return (await response.json()) as Record<string, string>;
 }
 
-async function measureSendPayment(engine: 'postgres' | 'pglite'): Promise<Figure> {
+/** Settlement figures from the payments and their history: the same SQL on both engines. */
+const SETTLEMENT_SQL = `
+  with final as (
+    select p.payment_token, p.created_at, min(h.at) as final_at
+    from payments p join payment_status_history h on h.payment_token = p.payment_token
+    where h.status in ('PAID', 'DECLINED', 'ERROR', 'PRE_AUTHORIZED', 'CANCELED')
+    group by p.payment_token, p.created_at
+  )
+  select
+    (select count(*) from payments)::int as accepted,
+    (select count(*) from payments where status = 'PROCESSING')::int as unsettled,
+    (select count(*) from final)::int as settled,
+    (select extract(epoch from max(final_at)) * 1000 from final)::float8 as last_final_ms,
+    (select percentile_cont(0.99) within group (order by extract(epoch from (final_at - created_at)) * 1000) from final)::float8 as p99_ms`;
+
+interface SettlementRow {
+  accepted: number;
+  unsettled: number;
+  settled: number;
+  last_final_ms: number | null;
+  p99_ms: number | null;
+}
+
+async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promise<Settlement> {
   const database = engine === 'postgres' ? await createBenchDatabase(pgUrl) : undefined;
-  // One data directory for both processes: in sandbox mode the card encryption key is kept there.
-  const env = { COLIBRI_SANDBOX_DELAY_MS: '0', COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-bench-')), ...(database ? { DATABASE_URL: database.url } : {}) };
+  // One data directory for every process: in sandbox mode the card encryption key is kept there, and
+  // PGlite's files too.
+  const dataDir = mkdtempSync(join(tmpdir(), 'colibri-bench-'));
+  const env = { COLIBRI_SANDBOX_DELAY_MS: String(latencyMs), COLIBRI_DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
   const splitWorker = split && database;
-  const service = await startColibri(18_201, { ...env, ...(splitWorker || process.env.BENCH_WORKERS_OFF ? { COLIBRI_WORKERS: 'off' } : {}) });
+  const service = await startColibri(18_201, { ...env, ...(splitWorker ? { COLIBRI_WORKERS: 'off' } : {}) });
   const worker = splitWorker ? startWorker(env) : undefined;
+  let stopped = false;
   try {
     const merchant = await json(`${service.url}/admin/merchants`, { method: 'POST', body: JSON.stringify({ name: 'Bench' }), headers: { authorization: `Bearer ${service.adminToken}` } });
     const { token } = await json(`${service.url}/auth`, { method: 'POST', body: JSON.stringify({ apiKey: merchant.api_key, apiSecret: merchant.api_secret }) });
@@ -58,92 +103,113 @@ async function measureSendPayment(engine: 'postgres' | 'pglite'): Promise<Figure
       public_card_id: card.public_card_id,
       payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 },
     });
-    const name = `${engine}${splitWorker ? ' (serve + worker)' : ''}: POST /checkout/sendPayment`;
-    const figure = await drive({ name, url: `${service.url}/checkout/sendPayment`, method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-token': token as string }, body }, connections, seconds);
-    if (database && !process.env.BENCH_WORKERS_OFF) await reportSettled(database.url, figure);
-    return figure;
+    let lastToken = '';
+    const loadStart = Date.now();
+    const result = await autocannon({
+      url: `${service.url}/checkout/sendPayment`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-token': token as string },
+      body,
+      connections,
+      duration: seconds,
+      requests: [{ onResponse: (status: number, text: string) => void (status === 200 && (lastToken = (JSON.parse(text) as { payment_token: string }).payment_token)) }],
+    });
+    const loadEnd = Date.now();
+    // The queue is drained when the last payment accepted has settled (jobs are claimed in order) and,
+    // on PostgreSQL, when no payment is PROCESSING; a drain that takes over two minutes is cut short and
+    // what is left shows as unsettled.
+    const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
+    await client?.connect();
+    const processing = async () => Number((await client?.query(`select count(*) from payments where status = 'PROCESSING'`))?.rows[0].count ?? 0);
+    while (Date.now() - loadEnd < 120_000) {
+      const last = await json(`${service.url}/transactionDetails/${lastToken}`, { token });
+      const status = (last as unknown as { general_info?: { transaction_status?: string } }).general_info?.transaction_status;
+      if (status !== 'PROCESSING' && (await processing()) === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    let row: SettlementRow;
+    if (client) {
+      row = (await client.query<SettlementRow>(SETTLEMENT_SQL)).rows[0] as SettlementRow;
+      await client.end();
+    } else {
+      // PGlite is the service's own: read it once the service has let go of it.
+      await new Promise((r) => setTimeout(r, 2 * latencyMs + 500));
+      await worker?.stop();
+      await service.stop();
+      stopped = true;
+      const handle = await openDatabase({ engine: 'pglite', dataDir });
+      const { sql } = await import('kysely');
+      row = (await sql.raw<SettlementRow>(SETTLEMENT_SQL).execute(handle.db)).rows[0] as SettlementRow;
+      await handle.close();
+    }
+    const lastFinal = row.last_final_ms ?? loadEnd;
+    return {
+      acceptedPerSecond: result.requests.average,
+      accepted: row.accepted,
+      settled: row.settled,
+      unsettled: row.unsettled,
+      settledPerSecond: row.settled / ((lastFinal - loadStart) / 1000),
+      drainSeconds: Math.max(0, (lastFinal - loadEnd) / 1000),
+      p99ToFinalMs: row.p99_ms ?? Number.NaN,
+      non2xx: result.non2xx,
+    };
   } finally {
-    await worker?.stop();
-    await service.stop();
+    if (!stopped) {
+      await worker?.stop();
+      await service.stop();
+    }
     await database?.drop();
   }
 }
 
-/** Waits until no payment is PROCESSING and prints payments settled per second over load and drain. */
-async function reportSettled(url: string, figure: Figure): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const drainStart = Date.now();
-    let processing = Infinity;
-    while (processing > 0 && Date.now() - drainStart < 120_000) {
-      processing = Number((await client.query(`select count(*) from payments where status = 'PROCESSING'`)).rows[0].count);
-      if (processing > 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    const drainSeconds = (Date.now() - drainStart) / 1000;
-    const { rows } = await client.query(`select status, count(*)::int as n from payments group by status order by status`);
-    const settled = rows.filter((r) => r.status !== 'PROCESSING').reduce((sum, r) => sum + r.n, 0);
-    const perSecond = settled / (seconds + drainSeconds);
-    console.log(`${figure.name}: ${settled} payments settled (${rows.map((r) => `${r.status} ${r.n}`).join(', ')}), queue drained ${drainSeconds.toFixed(1)} s after the load: ${perSecond.toFixed(0)} settled/s`);
-    figure.settledPerSecond = perSecond;
-  } finally {
-    await client.end();
-  }
-}
-
-function measurePgbench(): Figure & { latencyAverageMs: number } {
+function measurePgbench(): number {
   const url = new URL(pgUrl);
   const scratch = `colibri_pgbench_${process.pid}`;
   const base = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
   execFileSync('psql', [...base, '-d', url.pathname.slice(1) || 'postgres', '-qc', `create database ${scratch}`]);
   try {
     execFileSync('pgbench', [...base, '-i', '-q', '-s', '1', scratch], { stdio: 'ignore' });
-    const out = execFileSync('pgbench', [...base, '-c', String(connections), '-j', '2', '-T', String(seconds), '-r', scratch], { encoding: 'utf8' });
-    const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
-    const latency = Number(/latency average = ([\d.]+) ms/.exec(out)?.[1] ?? 0);
-    return { name: `pgbench tpcb-like (-c ${connections})`, requestsPerSecond: tps, p99Ms: Number.NaN, non2xx: 0, latencyAverageMs: latency };
+    const out = execFileSync('pgbench', [...base, '-c', String(connections), '-j', '2', '-T', String(seconds), scratch], { encoding: 'utf8' });
+    return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
   } finally {
     execFileSync('psql', [...base, '-d', url.pathname.slice(1) || 'postgres', '-qc', `drop database if exists ${scratch} with (force)`]);
   }
 }
 
-console.log(`connections=${connections} duration=${seconds}s rounds=${rounds} node=${process.version}\n`);
-const measured: { pgbench: ReturnType<typeof measurePgbench>; colibri: Figure }[] = [];
-for (let round = 1; round <= rounds; round++) {
-  const pgbench = measurePgbench();
-  const colibri = await measureSendPayment('postgres');
-  measured.push({ pgbench, colibri });
-  const settled = colibri.settledPerSecond ?? Number.NaN;
-  console.log(
-    `round ${round}: pgbench ${pgbench.requestsPerSecond.toFixed(0)} tps; sendPayment ${colibri.requestsPerSecond.toFixed(0)}/s ` +
-      `(${(colibri.requestsPerSecond / pgbench.requestsPerSecond).toFixed(2)}x), settled ${settled.toFixed(0)}/s (${(settled / pgbench.requestsPerSecond).toFixed(2)}x)\n`,
+function describe(label: string, pgbenchTps: number, s: Settlement): string {
+  return (
+    `${label}: pgbench ${pgbenchTps.toFixed(0)} tps; accepted ${s.acceptedPerSecond.toFixed(0)}/s (${(s.acceptedPerSecond / pgbenchTps).toFixed(2)}x); ` +
+    `settled ${s.settled}/${s.accepted} at ${s.settledPerSecond.toFixed(0)}/s (${(s.settledPerSecond / pgbenchTps).toFixed(2)}x), ${s.unsettled} left PROCESSING; ` +
+    `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}`
   );
 }
-const onPglite = await measureSendPayment('pglite');
 
-const middle = (pick: (r: (typeof measured)[number]) => number) => median(measured.map(pick));
-const pgbenchTps = middle((r) => r.pgbench.requestsPerSecond);
-const sendName = measured[0]?.colibri.name ?? 'postgres: POST /checkout/sendPayment';
-printTable([
-  { name: `pgbench tpcb-like (-c ${connections})`, requestsPerSecond: pgbenchTps, p99Ms: Number.NaN, non2xx: 0 },
-  {
-    name: sendName,
-    requestsPerSecond: middle((r) => r.colibri.requestsPerSecond),
-    p99Ms: middle((r) => r.colibri.p99Ms),
-    non2xx: measured.reduce((sum, r) => sum + r.colibri.non2xx, 0),
-    ratio: middle((r) => r.colibri.requestsPerSecond / r.pgbench.requestsPerSecond),
-  },
-  ...(measured.every((r) => r.colibri.settledPerSecond !== undefined)
-    ? [
-        {
-          name: `${sendName.split(':')[0]}: payments settled per second (load + drain)`,
-          requestsPerSecond: middle((r) => r.colibri.settledPerSecond ?? Number.NaN),
-          p99Ms: Number.NaN,
-          non2xx: 0,
-          ratio: middle((r) => (r.colibri.settledPerSecond ?? Number.NaN) / r.pgbench.requestsPerSecond),
-        },
-      ]
-    : []),
-  { ...onPglite, ratio: onPglite.requestsPerSecond / pgbenchTps },
-]);
-console.log(`\n(medians over ${rounds} rounds; pgbench prints no p99, its median average latency was ${middle((r) => r.pgbench.latencyAverageMs)} ms; PGlite's ratio is against the median pgbench)`);
+console.log(`connections=${connections} duration=${seconds}s rounds=${rounds} latencies=${latencies.join(',')} ms node=${process.version}${split ? ' topology=split' : ''}\n`);
+const table: string[] = ['| engine | latency | pgbench tps | accepted/s | ratio | settled/s | ratio | drain s | p99 to final ms |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
+let pgbenchForPglite = Number.NaN;
+for (const latency of latencies) {
+  const runs: { tps: number; s: Settlement }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const tps = measurePgbench();
+    const s = await measure('postgres', latency);
+    runs.push({ tps, s });
+    console.log(describe(`postgres, ${latency} ms, round ${round}`, tps, s));
+  }
+  const mid = (pick: (r: (typeof runs)[number]) => number) => median(runs.map(pick));
+  const tps = mid((r) => r.tps);
+  if (latency === pgliteLatency) pgbenchForPglite = tps;
+  table.push(
+    `| postgres | ${latency} | ${tps.toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond).toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond / r.tps).toFixed(2)} | ` +
+      `${mid((r) => r.s.settledPerSecond).toFixed(0)} | ${mid((r) => r.s.settledPerSecond / r.tps).toFixed(2)} | ${mid((r) => r.s.drainSeconds).toFixed(1)} | ${mid((r) => r.s.p99ToFinalMs).toFixed(0)} |`,
+  );
+}
+if (pgliteLatency !== undefined) {
+  const tps = Number.isNaN(pgbenchForPglite) ? measurePgbench() : pgbenchForPglite;
+  const s = await measure('pglite', pgliteLatency);
+  console.log(describe(`pglite, ${pgliteLatency} ms`, tps, s));
+  table.push(
+    `| pglite | ${pgliteLatency} | ${tps.toFixed(0)} | ${s.acceptedPerSecond.toFixed(0)} | ${(s.acceptedPerSecond / tps).toFixed(2)} | ` +
+      `${s.settledPerSecond.toFixed(0)} | ${(s.settledPerSecond / tps).toFixed(2)} | ${s.drainSeconds.toFixed(1)} | ${s.p99ToFinalMs.toFixed(0)} |`,
+  );
+}
+console.log(`\n${table.join('\n')}\n\n(ratios against pgbench tpcb-like -c ${connections} of the same round; PGlite's against the PostgreSQL rounds at its latency)`);

@@ -61,6 +61,5 @@ export async function api(base: string, method: string, route: string, body?: un
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any, text, headers: response.headers };
 }
