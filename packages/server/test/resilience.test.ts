@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobWorker, RetryLater, enqueueMany, type Job } from '../src/jobs/queue';
+import { JobWorker, RetryLater, enqueue, enqueueMany, type Job } from '../src/jobs/queue';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestService } from './harness';
@@ -137,6 +137,34 @@ describeEachEngine('idempotency after a crash', (service) => {
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.payment_token).not.toBe(first.body.payment_token);
     expect(await service().ctx.db.selectFrom('payments').select('payment_token').where('idempotency_key', '=', key).execute()).toHaveLength(1);
+  });
+
+  it('resumes a refund whose request died after reserving it: the settlement job sends it under its reference and completes it', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const sent = await service().post('/checkout/sendPayment', paymentBody(m, ids), { token: m.token });
+    await waitForStatus(service(), m, sent.body.payment_token, settled);
+    const db = service().ctx.db;
+    // What phase 1 of POST /refund commits (the reservation, its history and its settlement job) and
+    // nothing after: the process died before calling the processor.
+    const now = new Date();
+    const refund = await db
+      .insertInto('refunds')
+      .values({ payment_token: sent.body.payment_token, merchant_id: m.merchant_id, amount_minor: 150n, currency: 'BRL', status: 'REQUESTED', notification_url: null, destination: null, processor_id: null, error_code: null, error_description: null, created_at: now, updated_at: now, completed_at: null, failed_at: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await db.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
+    await enqueue(db, 'refund.settle', { refundId: String(refund.refund_id), merchantId: m.merchant_id }, { uniqueKey: `refund.settle:${refund.refund_id}` });
+    service().ctx.workerSignal.poke();
+    const done = await waitFor('resumed refund', async () => db.selectFrom('refunds').selectAll().where('refund_id', '=', refund.refund_id).executeTakeFirstOrThrow(), (r) => r.status === 'COMPLETED');
+    expect(done.processor_id).not.toBeNull();
+    const history = await db.selectFrom('refund_status_history').select('status').where('refund_id', '=', refund.refund_id).orderBy('id').execute();
+    expect(history.map((h) => h.status)).toEqual(['REQUESTED', 'PROCESSING', 'COMPLETED']);
+    const events = await db.selectFrom('events').select('data').where('resource_type', '=', 'refund').where('resource_id', '=', String(refund.refund_id)).orderBy('sequence').execute();
+    expect(events.map((e) => (e.data as { refund_status: string }).refund_status)).toEqual(['REQUESTED', 'PROCESSING', 'COMPLETED']);
+    const payment = (await service().get(`/transactionDetails/${sent.body.payment_token}`, { token: m.token })).body;
+    expect(payment.general_info.transaction_status).toBe('PARTIALLY_REFUNDED');
+    expect(await db.selectFrom('sandbox_operations').select('reference').where('reference', '=', `${sent.body.payment_token}:refund:${refund.refund_id}`).execute()).toHaveLength(1);
   });
 
   it('stores idempotent answers sealed: a new API secret is never in clear, and its replay shows it again', async () => {

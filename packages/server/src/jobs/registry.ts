@@ -2,7 +2,7 @@ import { sweepCheckouts } from '../checkout/sweep-checkouts';
 import type { AppContext } from '../context';
 import { expirePreAuthorizations } from '../payments/cancel';
 import { PROCESS_PAYMENT_JOB, processPaymentJob } from '../payments/process-payment';
-import { settleRefundHandler } from '../refunds/settle-refund';
+import { SETTLE_REFUND_JOB, settleRefundHandler } from '../refunds/settle-refund';
 import { payoutJobHandlers } from '../payouts/process-payout';
 import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from '../subscriptions/sweep';
 import { secureSigningSecrets } from '../webhooks/signing-secrets';
@@ -14,7 +14,7 @@ import type { JobHandler, JobKind } from './queue';
  */
 export function jobHandlers(ctx: AppContext): Map<string, JobHandler | JobKind> {
   return new Map<string, JobHandler | JobKind>([[PROCESS_PAYMENT_JOB, processPaymentJob(ctx)],
-    ['refund.settle', settleRefundHandler(ctx)], ...payoutJobHandlers(ctx)]);
+    [SETTLE_REFUND_JOB, settleRefundHandler(ctx)], ...payoutJobHandlers(ctx)]);
 }
 
 /** Periodic sweeps (expiries, schedules): each runs every `everyMs` in every worker process. */

@@ -8,7 +8,7 @@ import { lockPayment } from '../payments/payment-record';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
 import { validateDestination, type DestinationInput } from './destination';
 import { announce, changeRefundStatus, PENDING_REFUND_STATUSES, type RefundRow } from './refund-record';
-import type { SettleRefundJob } from './settle-refund';
+import { SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
 import { REFUNDABLE_STATUSES, REFUND_RULES, refundDeadline, type RefundFailure } from './rules';
 
 export interface RefundRequest extends DestinationInput {
@@ -103,6 +103,11 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
+    // The refund's settlement job exists from its reservation on, due in a minute: should this request
+    // die before recording the processor's answer, the job resumes the refund from the processor's own
+    // record instead of leaving it REQUESTED (and its amount reserved) for ever. Phase 3 makes it due now.
+    const job: SettleRefundJob = { refundId: String(refund.refund_id), merchantId };
+    await enqueue(trx, SETTLE_REFUND_JOB, job, { runAt: new Date(Date.now() + RESUME_AFTER_MS), uniqueKey: settleJobKey(refund) });
     return { refund, processorId: payment.processor_id ?? '', resumed: false };
   });
   if (reserved.resumed && reserved.refund.status !== 'REQUESTED') return reserved.refund;
@@ -118,6 +123,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   } catch (error) {
     if (error instanceof ProcessorUnavailableError) {
       await ctx.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('jobs').where('unique_key', '=', settleJobKey(reserved.refund)).execute();
         await trx.deleteFrom('refund_status_history').where('refund_id', '=', reserved.refund.refund_id).execute();
         await trx.deleteFrom('refunds').where('refund_id', '=', reserved.refund.refund_id).execute();
       });
@@ -129,17 +135,19 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
 
   const settledAt = await merchantNow(ctx.db, merchantId);
   const refund = await ctx.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('refunds').selectAll().where('refund_id', '=', reserved.refund.refund_id).forUpdate().executeTakeFirstOrThrow();
+    // Its settlement job got there first (this request took over a minute): the refund is as it says.
+    if (current.status !== 'REQUESTED') return current;
     // The REQUESTED event is written now: a reservation that the processor never saw is deleted above
     // and must not have been announced.
-    await announce(trx, reserved.refund);
+    await announce(trx, current);
     if (result !== 'TIMEOUT' && result.status !== 'APPROVED') {
-      return changeRefundStatus(trx, reserved.refund, 'FAILED', settledAt, { error_code: result.code, error_description: result.description });
+      return changeRefundStatus(trx, current, 'FAILED', settledAt, { error_code: result.code, error_description: result.description });
     }
-    const processing = await changeRefundStatus(trx, reserved.refund, 'PROCESSING', settledAt, {
+    const processing = await changeRefundStatus(trx, current, 'PROCESSING', settledAt, {
       processor_id: result === 'TIMEOUT' ? null : result.processorId,
     });
-    const job: SettleRefundJob = { refundId: String(processing.refund_id), merchantId };
-    await enqueue(trx, 'refund.settle', job);
+    await trx.updateTable('jobs').set({ run_at: new Date() }).where('unique_key', '=', settleJobKey(processing)).execute();
     return processing;
   });
   ctx.workerSignal.poke();
@@ -147,6 +155,14 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
 }
 
 /** The processor reference of a refund: stable across retries, so the processor deduplicates them. */
+/** How long a reserved refund waits for its request before its settlement job resumes it. */
+const RESUME_AFTER_MS = 60_000;
+
+/** One settlement job per refund. */
+function settleJobKey(refund: Pick<RefundRow, 'refund_id'>): string {
+  return `${SETTLE_REFUND_JOB}:${refund.refund_id}`;
+}
+
 export function refundReference(refund: Pick<RefundRow, 'refund_id' | 'payment_token'>): string {
   return `${refund.payment_token}:refund:${refund.refund_id}`;
 }

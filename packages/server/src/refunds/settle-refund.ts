@@ -4,8 +4,11 @@ import { backoffMs, RetryLater, type Job } from '../jobs/queue';
 import { postJournal } from '../ledger/ledger';
 import { changeStatus, lockPayment } from '../payments/payment-record';
 import { attemptOutcome, type OperationResult } from '../processor/processor';
-import { changeRefundStatus } from './refund-record';
+import { announce, changeRefundStatus } from './refund-record';
 import { refundReference } from './request-refund';
+
+/** The job kind that settles a refund (and resumes one whose request died before recording its answer). */
+export const SETTLE_REFUND_JOB = 'refund.settle';
 
 export interface SettleRefundJob {
   refundId: string;
@@ -22,7 +25,9 @@ export function settleRefundHandler(ctx: AppContext) {
   return async (job: Job<SettleRefundJob>): Promise<void> => {
     const { refundId, merchantId } = job.payload;
     const seen = await ctx.db.selectFrom('refunds').selectAll().where('refund_id', '=', BigInt(refundId)).executeTakeFirst();
-    if (!seen || seen.status !== 'PROCESSING') return;
+    // PROCESSING: the processor accepted it or timed out. REQUESTED: the request that reserved it died
+    // before recording the processor's answer (or never sent it); the same reference finds or sends it.
+    if (!seen || (seen.status !== 'PROCESSING' && seen.status !== 'REQUESTED')) return;
     const reference = refundReference(seen);
     let result: OperationResult;
     try {
@@ -38,8 +43,14 @@ export function settleRefundHandler(ctx: AppContext) {
     const now = await merchantNow(ctx.db, merchantId);
     await ctx.db.transaction().execute(async (trx) => {
       const payment = await lockPayment(trx, merchantId, seen.payment_token);
-      const refund = await trx.selectFrom('refunds').selectAll().where('refund_id', '=', BigInt(refundId)).forUpdate().executeTakeFirst();
-      if (!payment || !refund || refund.status !== 'PROCESSING') return;
+      let refund = await trx.selectFrom('refunds').selectAll().where('refund_id', '=', BigInt(refundId)).forUpdate().executeTakeFirst();
+      if (!payment || !refund) return;
+      if (refund.status === 'REQUESTED') {
+        // Resumed: its REQUESTED event was never written, nor its move to PROCESSING.
+        await announce(trx, refund);
+        if (result.status === 'APPROVED') refund = await changeRefundStatus(trx, refund, 'PROCESSING', now, { processor_id: result.processorId });
+      }
+      if (refund.status !== 'PROCESSING' && refund.status !== 'REQUESTED') return;
       if (result.status !== 'APPROVED') {
         await changeRefundStatus(trx, refund, 'FAILED', now, { error_code: result.code, error_description: result.description });
         return;
