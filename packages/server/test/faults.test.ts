@@ -44,7 +44,7 @@ async function start(engine: 'pglite' | 'postgres', extraEnv: Record<string, str
   // The test's own pool holds connections to this database too: it closes them before terminating.
   if (database) await database.handle.close();
   const service = spawnColibri('serve', env);
-  await waitForOutput(service, 'is running at');
+  await waitForOutput(service, 'is running at', 60_000);
   return { base: `http://127.0.0.1:${port}`, env, service, database, dataDir };
 }
 
@@ -210,7 +210,7 @@ for (const engine of ENGINES) {
         expect(answered.size).toBeLessThan(keys.length);
 
         running.service = spawnColibri('serve', running.env);
-        await waitForOutput(running.service, 'is running at');
+        await waitForOutput(running.service, 'is running at', 60_000);
         const auth = { 'x-auth-token': await m.login() };
         // Each client retries with its key and body: one answer per key, the same payment it was given.
         const retried = new Map<string, { status: number; token: string; text: string }>();
@@ -248,6 +248,6 @@ for (const engine of ENGINES) {
       } finally {
         await stop(running);
       }
-    }, 120_000);
+    }, 180_000);
   });
 }
