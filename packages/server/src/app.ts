@@ -30,6 +30,7 @@ import { registerSubscriptionRoutes } from './subscriptions/routes';
 import { registerVaultRoutes } from './vault/routes';
 import { registerWebhookRoutes } from './webhooks/routes';
 import { registerThreeDsRoutes } from './three-ds/routes';
+import { registerDashboardRoutes } from './dashboard/routes';
 
 export interface BuildAppOptions {
   /** This process's background worker, if it runs one (the sandbox clock sweeps through it). */
@@ -125,6 +126,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerReportRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
+  await registerDashboardRoutes(app, ctx, options.background);
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -7,6 +7,7 @@ import type { ReportTables } from '../reports/tables';
 import type { ThreeDsTables } from '../three-ds/tables';
 import type { SubscriptionTables } from '../subscriptions/tables';
 import type { WebhookTables } from '../webhooks/tables';
+import type { DashboardTables } from '../dashboard/tables';
 
 /**
  * Table types for Kysely. Each domain adds its tables here next to its migration. Money columns are
@@ -160,7 +161,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables {
+export interface Database extends PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

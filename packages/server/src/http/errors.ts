@@ -4,7 +4,7 @@
  * (`npm run docs:errors`) and a test fails when the two differ.
  *
  * Codes follow the spec's `NN.NN.NNNN` form. The first pair names the area (00 shared, 01 refunds,
- * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks), the second the family, and the last
+ * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard), the second the family, and the last
  * four the rule. The spec's own codes keep their numbers.
  */
 export interface ErrorDefinition {
@@ -226,6 +226,11 @@ export const ERRORS = define({
   WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event has no notification URL, so there is no callback to deliver again.' },
   WEBHOOK_CURSOR_INVALID: { code: '07.01.0003', status: 400, description: 'cursor: is not a next_cursor returned by GET /webhooks/events.' },
   WEBHOOK_DATE_RANGE_INVALID: { code: '07.01.0004', status: 400, description: 'created_from: must not be later than created_to.' },
+
+  // 08 — the merchant dashboard (docs/dashboard.md). 08.01: its session.
+  DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },
+  DASHBOARD_ORIGIN_REFUSED: { code: '08.01.0002', status: 403, description: 'Origin: the dashboard accepts changes only from its own pages.' },
+  DASHBOARD_PERIOD_INVALID: { code: '08.02.0001', status: 400, description: 'from: must not be later than to, and the period spans at most 366 days.' },
 });
 
 export type ErrorKey = keyof typeof ERRORS;

@@ -7,6 +7,7 @@ import { principalOf, type App, type AppContext } from '../context';
 import type { Background } from '../jobs/background';
 import { errorResponses, StringEnum } from '../http/schema-kit';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
+import { setProcessorFault } from './processor-faults';
 
 const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
 
@@ -80,14 +81,8 @@ export function registerSandboxRoutes(app: App, ctx: AppContext, background: Bac
       },
     },
     async (request) => {
-      const merchantId = principalOf(request).merchantId;
       const { operation, fault, times } = request.body;
-      await ctx.db
-        .insertInto('sandbox_faults')
-        .values({ merchant_id: merchantId, operation, fault, remaining: times })
-        .onConflict((oc) => oc.columns(['merchant_id', 'operation']).doUpdateSet({ fault, remaining: times }))
-        .execute();
-      return { operation, fault, remaining: times };
+      return setProcessorFault(ctx.db, principalOf(request).merchantId, operation, fault, times);
     },
   );
 }

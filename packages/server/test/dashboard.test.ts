@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../src/dashboard/sessions';
+import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { describeEachEngine, type TestMerchant, type TestService } from './harness';
+
+/**
+ * The dashboard's JSON API over real HTTP on both engines: sign-in, the session cookie and its
+ * attributes, CSRF and Origin rules, sign-out, expiry, isolation between merchants, and that its
+ * actions and figures are those of the domain (a refund through the dashboard is a refund).
+ */
+
+interface Browser {
+  cookie: string;
+  csrf: string;
+}
+
+async function signIn(service: TestService, merchant: TestMerchant): Promise<Browser & { response: any }> {
+  const response = await service.post('/dashboard/api/session', { apiKey: merchant.api_key, apiSecret: merchant.api_secret });
+  expect(response.status, response.text).toBe(200);
+  const setCookie = response.headers.get('set-cookie') ?? '';
+  const value = new RegExp(`${SESSION_COOKIE}=([^;]+)`).exec(setCookie)?.[1];
+  expect(value).toBeTruthy();
+  return { cookie: `${SESSION_COOKIE}=${value}`, csrf: response.body.csrf_token, response };
+}
+
+function as(browser: Browser, extra: Record<string, string> = {}) {
+  return { headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf, ...extra } };
+}
+
+async function paidPayment(service: TestService, merchant: TestMerchant, reference: string) {
+  const ids = await customerWithCard(service, merchant);
+  const sent = await service.post('/checkout/sendPayment', paymentBody(merchant, ids, { reference_id: reference }), { token: merchant.token });
+  expect(sent.status, sent.text).toBe(200);
+  const details = await waitForStatus(service, merchant, sent.body.payment_token, settled);
+  expect(details.general_info.transaction_status).toBe('PAID');
+  return sent.body.payment_token as string;
+}
+
+describeEachEngine('dashboard API', (service) => {
+  it('signs in with the API key and secret: an HttpOnly, SameSite=Strict cookie, stored only as a hash', async () => {
+    const merchant = await service().merchant('Loja Cookie');
+    const browser = await signIn(service(), merchant);
+    const setCookie = browser.response.headers.get('set-cookie');
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Strict/i);
+    expect(setCookie).toMatch(/Path=\/dashboard/);
+    expect(browser.response.body.merchant).toEqual({ id: merchant.merchant_id, name: 'Loja Cookie' });
+    expect(browser.response.body.mode).toBe('sandbox');
+    expect(browser.csrf).toMatch(/^[\w-]{40,}$/);
+
+    const sessionId = decodeURIComponent(browser.cookie.split('=')[1]!);
+    const rows = await service().ctx.db.selectFrom('dashboard_sessions').selectAll().where('merchant_id', '=', merchant.merchant_id).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id_hash).toBe(createHash('sha256').update(sessionId).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(sessionId);
+
+    const again = await service().get('/dashboard/api/session', as(browser));
+    expect(again.status).toBe(200);
+    expect(again.body.csrf_token).toBe(browser.csrf);
+    expect(again.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('refuses wrong credentials, requests without a session and X-Auth-Token in place of the cookie', async () => {
+    const merchant = await service().merchant();
+    const wrong = await service().post('/dashboard/api/session', { apiKey: merchant.api_key, apiSecret: 'cs_wrong' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    expect((await service().get('/dashboard/api/payments')).status).toBe(401);
+    expect((await service().get('/dashboard/api/payments', { token: merchant.token })).status).toBe(401);
+    expect((await service().get('/dashboard/api/payments', { headers: { cookie: `${SESSION_COOKIE}=forged` } })).status).toBe(401);
+    const missing = await service().post('/dashboard/api/session', { apiKey: merchant.api_key });
+    expect(missing.status).toBe(400);
+  });
+
+  it('needs the CSRF token of the session for every change, and an Origin of its own when one is sent', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const other = await signIn(service(), merchant);
+    const rotate = (headers: Record<string, string>) => service().request('POST', '/dashboard/api/webhook-secret/rotate', undefined, { headers });
+
+    const none = await rotate({ cookie: browser.cookie });
+    expect(none.status).toBe(403);
+    expect(none.body.errors[0].code).toBe('08.01.0001');
+    // Another session's token does not fit this session.
+    expect((await rotate({ cookie: browser.cookie, 'x-csrf-token': other.csrf })).status).toBe(403);
+    const foreign = await rotate({ cookie: browser.cookie, 'x-csrf-token': browser.csrf, origin: 'https://attacker.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.errors[0].code).toBe('08.01.0002');
+    const loginFromElsewhere = await service().post('/dashboard/api/session', { apiKey: merchant.api_key, apiSecret: merchant.api_secret }, { headers: { origin: 'https://attacker.example' } });
+    expect(loginFromElsewhere.status).toBe(403);
+
+    const ok = await rotate({ cookie: browser.cookie, 'x-csrf-token': browser.csrf, origin: service().baseUrl });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.webhook_secret).toMatch(/^whsec_/);
+    // Reading needs no CSRF token.
+    expect((await service().get('/dashboard/api/events', { headers: { cookie: browser.cookie } })).status).toBe(200);
+  });
+
+  it('signs out: the session row is gone and the cookie opens nothing', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const withoutToken = await service().request('DELETE', '/dashboard/api/session', undefined, { headers: { cookie: browser.cookie } });
+    expect(withoutToken.status).toBe(403);
+    const out = await service().request('DELETE', '/dashboard/api/session', undefined, as(browser));
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(new RegExp(`${SESSION_COOKIE}=;`));
+    expect((await service().get('/dashboard/api/session', as(browser))).status).toBe(401);
+  });
+
+  it('ends expired sessions and sessions of disabled users', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    await service().ctx.db.updateTable('dashboard_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('merchant_id', '=', merchant.merchant_id).execute();
+    expect((await service().get('/dashboard/api/session', as(browser))).status).toBe(401);
+
+    const second = await service().merchant();
+    const live = await signIn(service(), second);
+    expect((await service().get('/dashboard/api/session', as(live))).status).toBe(200);
+    await service().ctx.db.updateTable('users').set({ enabled: false }).where('merchant_id', '=', second.merchant_id).execute();
+    expect((await service().get('/dashboard/api/session', as(live))).status).toBe(401);
+  });
+
+  it('finds a payment by reference and token, refunds it through the refund verb, and shows it in the overview', async () => {
+    const merchant = await service().merchant();
+    const intruder = await service().merchant();
+    const token = await paidPayment(service(), merchant, 'dash-order-1');
+    await paidPayment(service(), merchant, 'dash-order-2');
+    const browser = await signIn(service(), merchant);
+
+    const byReference = await service().get('/dashboard/api/payments?q=dash-order-1', as(browser));
+    expect(byReference.status, byReference.text).toBe(200);
+    expect(byReference.body.total).toBe(1);
+    expect(byReference.body.rows[0]).toMatchObject({ payment_token: token, reference_id: 'dash-order-1', status: 'PAID', amount: '100.00', currency: 'BRL' });
+    expect((await service().get(`/dashboard/api/payments?q=${token}`, as(browser))).body.rows.map((r: any) => r.payment_token)).toEqual([token]);
+    const prefix = await service().get('/dashboard/api/payments?q=dash-order&status=PAID&method=CREDITCARD&size=1&page=1', as(browser));
+    expect(prefix.body).toMatchObject({ total: 2, page: 1, size: 1 });
+    expect(prefix.body.rows).toHaveLength(1);
+    // A `%` is searched literally, not as a wildcard.
+    expect((await service().get('/dashboard/api/payments?q=%25', as(browser))).body.total).toBe(0);
+    const bad = await service().get('/dashboard/api/payments?status=NOPE', as(browser));
+    expect(bad.status).toBe(400);
+
+    const other = await signIn(service(), intruder);
+    expect((await service().get('/dashboard/api/payments?q=dash-order-1', as(other))).body.total).toBe(0);
+    expect((await service().get(`/dashboard/api/payments/${token}`, as(other))).status).toBe(404);
+
+    const refund = await service().post(`/dashboard/api/payments/${token}/refund`, { amount: 40 }, as(browser));
+    expect(refund.status, refund.text).toBe(200);
+    const stored = await service().get(`/refund/${refund.body.refund_id}`, { token: merchant.token });
+    expect(stored.body).toMatchObject({ payment_token: token, amount: 40, currency: 'BRL' });
+    // The verb's rules hold: no more than what is left.
+    const tooMuch = await service().post(`/dashboard/api/payments/${token}/refund`, { amount: 1000 }, as(browser));
+    expect(tooMuch.status).toBe(400);
+
+    const details = await service().get(`/dashboard/api/payments/${token}`, as(browser));
+    expect(details.body.refunds.map((r: any) => r.refund_id)).toContain(refund.body.refund_id);
+
+    const overview = await service().get('/dashboard/api/overview', as(browser));
+    expect(overview.status, overview.text).toBe(200);
+    expect(overview.body.days).toHaveLength(30);
+    const today = overview.body.days.length - 1;
+    expect(overview.body.volume.CREDITCARD[today]).toBe('200.00');
+    expect(overview.body.approval_rate[today]).toBe(1);
+    expect(overview.body.refunds[today]).toBe('40.00');
+    expect((await service().get('/dashboard/api/overview?from=2026-02-01&to=2026-01-01', as(browser))).status).toBe(400);
+  });
+
+  it('serves the page with a strict CSP, no inline script, and hashed assets', async () => {
+    const page = await service().get('/dashboard', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).not.toContain('unsafe');
+    expect(page.text).toContain('<html lang="pt-BR">');
+    expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = /src="(\/dashboard\/assets\/dashboard\.[0-9a-f]{12}\.js)"/.exec(page.text)?.[1];
+    expect(script).toBeTruthy();
+    const asset = await service().get(script!);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect((await service().get('/dashboard/assets/dashboard.000000000000.js')).status).toBe(404);
+  });
+});
