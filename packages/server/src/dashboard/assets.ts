@@ -90,6 +90,7 @@ export function renderShell(assets: DashboardAssets, lang: 'pt-BR' | 'en'): stri
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <link rel="stylesheet" href="${assets.style.path}" integrity="${assets.style.integrity}">
 <script defer src="${assets.script.path}" integrity="${assets.script.integrity}"></script>

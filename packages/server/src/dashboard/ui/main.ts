@@ -154,14 +154,16 @@ function App() {
       <header class="top">
         <span class="brand">Colibri</span>
         <span class="merchant">${session.merchant.name}</span>
-        <button type="button" class="menu-button" aria-expanded=${menuOpen} aria-controls="main-nav" onClick=${() => setMenuOpen(!menuOpen)}>${t.menu}</button>
-        <nav id="main-nav" aria-label=${t.nav} class=${menuOpen ? 'open' : ''}>
-          <ul>
-            ${links.map(([key, label]) => html`<li><a href=${`#/${key}`} aria-current=${section === key ? 'page' : undefined}>${label}</a></li>`)}
-          </ul>
-        </nav>
-        ${languagePicker}
-        <button type="button" class="sign-out" onClick=${signOut}>${t.signOut}</button>
+        <button type="button" class="menu-button" aria-expanded=${menuOpen} aria-controls="menu-panel" onClick=${() => setMenuOpen(!menuOpen)}>${t.menu}</button>
+        <div id="menu-panel" class=${menuOpen ? 'panel open' : 'panel'}>
+          <nav aria-label=${t.nav}>
+            <ul>
+              ${links.map(([key, label]) => html`<li><a href=${`#/${key}`} aria-current=${section === key ? 'page' : undefined}>${label}</a></li>`)}
+            </ul>
+          </nav>
+          ${languagePicker}
+          <button type="button" class="sign-out" onClick=${signOut}>${t.signOut}</button>
+        </div>
       </header>
       <main id="main" tabindex="-1"><${View} route=${route} sandbox=${sandbox} /></main>`;
   }

@@ -1,0 +1,195 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type CallbackReceiver } from './callback-receiver';
+import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { startTestService, type TestMerchant, type TestService } from './harness';
+
+/**
+ * The merchant dashboard in a real browser (Debian chromium through playwright-core), on PGlite: the
+ * API suite (dashboard.test.ts) covers both engines. A desktop and a 390 px phone. Screenshots go to
+ * test-artifacts/dashboard/, or to docs/images/dashboard/ with DASHBOARD_SCREENSHOTS=docs (how the
+ * guide's pictures are made).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS =
+  process.env.DASHBOARD_SCREENSHOTS === 'docs' ? new URL('../../../docs/images/dashboard/', import.meta.url) : new URL('../../../test-artifacts/dashboard/', import.meta.url);
+
+let service: TestService;
+let browser: Browser;
+let receiver: CallbackReceiver;
+let merchant: TestMerchant;
+const problems: string[] = [];
+const contexts: BrowserContext[] = [];
+
+async function paidPayment(reference: string, amount = '100.00'): Promise<string> {
+  const ids = await customerWithCard(service, merchant);
+  const sent = await service.post(
+    '/checkout/sendPayment',
+    paymentBody(merchant, ids, { reference_id: reference, notification_url: `${receiver.url}/hooks`, payment: { amount } }),
+    { token: merchant.token },
+  );
+  expect(sent.status, sent.text).toBe(200);
+  await waitForStatus(service, merchant, sent.body.payment_token, settled);
+  return sent.body.payment_token;
+}
+
+async function open(viewport: { width: number; height: number }, locale: string): Promise<Page> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    // A 401 at load is the page asking whether a session exists; only policy violations are problems.
+    if (/Content Security Policy|integrity|Refused/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${service.baseUrl}/dashboard`);
+  return page;
+}
+
+async function signIn(page: Page, signInLabel: RegExp): Promise<void> {
+  await page.getByLabel('API key').fill(merchant.api_key);
+  await page.getByLabel('API secret').fill(merchant.api_secret);
+  await page.getByRole('button', { name: signInLabel }).click();
+  await page.locator('header .merchant').waitFor();
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+}
+
+/** Whether a canvas has anything drawn on it. */
+function drawnPixels(page: Page, selector: string): Promise<number> {
+  return page.locator(selector).evaluate((canvas: HTMLCanvasElement) => {
+    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted += 1;
+    return painted;
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  mkdirSync(SHOTS, { recursive: true });
+  service = await startTestService('pglite');
+  receiver = await startReceiver();
+  merchant = await service.merchant('Loja Exemplo');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  for (const [i, amount] of ['250.00', '89.90', '1200.00', '42.00'].entries()) await paidPayment(`order-${1000 + i}`, amount);
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await receiver?.close();
+  await service?.close();
+});
+
+describe('merchant dashboard in chromium', () => {
+  it('signs in, shows the charts, finds a payment by its reference and refunds it from its page', async () => {
+    const token = await paidPayment('pedido-777', '150.00');
+    const page = await open({ width: 1280, height: 900 }, 'en-US');
+    expect(await page.locator('html').getAttribute('lang')).toBe('en');
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    await shot(page, 'sign-in');
+    await signIn(page, /^Sign in$/);
+
+    // Overview: the four charts, drawn by Chart.js on their canvases.
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect.poll(() => drawnPixels(page, '#chart-volume'), { timeout: 10_000 }).toBeGreaterThan(500);
+    expect(await page.locator('canvas[role="img"]').count()).toBe(4);
+    await expect(page.getByText('SANDBOX: test data, no real money')).toBeTruthy();
+    expect(await page.locator('.sandbox-badge').isVisible()).toBe(true);
+    await shot(page, 'overview');
+
+    // Payments: search by reference, open the payment.
+    await page.getByRole('link', { name: 'Payments', exact: true }).click();
+    await page.getByLabel('Search').fill('pedido-777');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await shot(page, 'payments');
+    await page.getByRole('link', { name: 'pedido-777' }).click();
+    await page.getByRole('heading', { name: /Payment pedido-777/ }).waitFor();
+    expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(2);
+
+    // Refund, with its confirmation.
+    await page.getByRole('button', { name: 'Refund' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/Amount to refund/).fill('50.00');
+    await shot(page, 'refund-confirmation');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText(/Refund requested/).waitFor();
+    await expect.poll(() => page.locator('ul.refunds li').count()).toBe(1);
+    const refunds = await service.ctx.db.selectFrom('refunds').selectAll().where('payment_token', '=', token).execute();
+    expect(refunds.map((r) => r.amount_minor)).toEqual([5000n]);
+    await shot(page, 'payment');
+
+    // Callbacks: resend the payment's callback, which the receiver gets again with the same id.
+    await page.getByRole('link', { name: 'Callbacks' }).click();
+    await page.getByRole('heading', { name: 'Callbacks' }).waitFor();
+    await page.getByLabel('Resource').fill(token);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const event = page.locator('li.event', { hasText: 'payment.status_changed' }).first();
+    await event.waitFor();
+    const eventId = await event.getAttribute('data-event-id');
+    const before = receiver.at('/hooks').filter((c) => c.id === eventId).length;
+    expect(before).toBeGreaterThanOrEqual(1);
+    await event.getByRole('button', { name: 'Resend' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Sent again.').waitFor();
+    await receiver.waitFor(() => receiver.at('/hooks').filter((c) => c.id === eventId).length > before, 10_000, 'the resent callback');
+    await shot(page, 'callbacks');
+
+    // Sign-out ends the session: reloading shows the sign-in form.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    await page.reload();
+    await page.getByLabel('API key').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('works on a 390 px phone in Portuguese: no sideways scrolling, the menu opens, the sandbox controls act', async () => {
+    const page = await open({ width: 390, height: 844 }, 'pt-BR');
+    expect(await page.locator('html').getAttribute('lang')).toBe('pt-BR');
+    await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
+    await signIn(page, /^Entrar$/);
+    await page.getByRole('heading', { name: 'Visão geral' }).waitFor();
+    await expect.poll(() => drawnPixels(page, '#chart-approval'), { timeout: 10_000 }).toBeGreaterThan(100);
+    const widths = () => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect((await widths()).scroll).toBeLessThanOrEqual(390);
+    await shot(page, 'phone-overview');
+
+    // The navigation hides behind the menu button.
+    const nav = page.getByRole('navigation', { name: 'Principal' });
+    expect(await nav.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('true');
+    await shot(page, 'phone-menu');
+    await nav.getByRole('link', { name: 'Pagamentos' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(4);
+    expect((await widths()).scroll).toBeLessThanOrEqual(390);
+    await shot(page, 'phone-payments');
+
+    // Sandbox: advance the clock by a day and inject a fault.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await nav.getByRole('link', { name: 'Controles do sandbox' }).click();
+    const before = Date.parse((await service.get('/sandbox/clock', { token: merchant.token })).body.now);
+    await page.locator('#sandbox-clock').locator('..').getByRole('button', { name: 'Adiantar' }).click();
+    await page.locator('form[aria-labelledby="sandbox-clock"] p[role="status"]').waitFor();
+    const after = Date.parse((await service.get('/sandbox/clock', { token: merchant.token })).body.now);
+    expect(after - before).toBeGreaterThanOrEqual(86_400_000);
+    const faults = page.locator('form[aria-labelledby="sandbox-faults"]');
+    await faults.getByLabel('Operação').selectOption('refund');
+    await faults.getByLabel(/Vezes/).fill('2');
+    await faults.getByRole('button', { name: 'Injetar' }).click();
+    await faults.getByText(/As próximas 2 chamada/).waitFor();
+    const fault = await service.ctx.db.selectFrom('sandbox_faults').selectAll().where('merchant_id', '=', merchant.merchant_id).execute();
+    expect(fault.map((f) => [f.operation, f.remaining])).toEqual([['refund', 2]]);
+    expect((await widths()).scroll).toBeLessThanOrEqual(390);
+    await shot(page, 'phone-sandbox');
+    expect(problems).toEqual([]);
+  });
+});
