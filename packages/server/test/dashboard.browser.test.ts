@@ -2,6 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
+import { PAYOUT_EXAMPLES } from '../src/payouts/validation/examples';
+import { generate } from './checkout-fixtures';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { startTestService, type TestMerchant, type TestService } from './harness';
 
@@ -148,6 +150,57 @@ describe('merchant dashboard in chromium', () => {
     await page.getByLabel('API key').waitFor();
     await page.reload();
     await page.getByLabel('API key').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('lists checkouts, subscriptions with their charges and payouts, and edits and exports a report with progress', async () => {
+    const checkout = await generate(service, merchant, { amount: '49.90', referenceId: 'carrinho-55' });
+    const ids = await customerWithCard(service, merchant);
+    const today = (await service.get('/sandbox/clock', { token: merchant.token })).body.now.slice(0, 10);
+    const subscription = await service.post(
+      '/subscriptions',
+      { public_person_id: ids.personId, public_card_id: ids.cardId, amount_type: 'FIXED', amount: '29.90', asset: 'BRL', interval: 'MONTHLY', reference_id: 'plano-ouro', first_due_date: today },
+      { token: merchant.token },
+    );
+    expect(subscription.status, subscription.text).toBe(200);
+    const payout = PAYOUT_EXAMPLES.find((e) => e.country === 'PE')!;
+    const payouts = await service.post('/payoutTransaction', { payoutTransactions: [{ ...structuredClone(payout.item), contract_id: merchant.payout_contract_id }] }, { token: merchant.token });
+    expect(payouts.status, payouts.text).toBe(200);
+
+    const page = await open({ width: 1280, height: 900 }, 'en-US');
+    await signIn(page, /^Sign in$/);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+
+    await nav.getByRole('link', { name: 'Checkouts' }).click();
+    await page.getByRole('link', { name: 'carrinho-55' }).click();
+    await page.getByText(checkout.checkout_id).waitFor();
+
+    await nav.getByRole('link', { name: 'Subscriptions' }).click();
+    await page.getByRole('link', { name: 'plano-ouro' }).click();
+    await page.getByRole('heading', { name: 'Charges' }).waitFor();
+    await shot(page, 'subscription');
+
+    await nav.getByRole('link', { name: 'Payouts' }).click();
+    await page.locator('tbody tr').first().waitFor();
+    await page.locator('tbody tr a').first().click();
+    await page.getByText(payouts.body.payoutTransactionResponses[0].tx_id).waitFor();
+
+    await nav.getByRole('link', { name: 'Reports' }).click();
+    await page.locator('tbody tr a').first().click();
+    const editor = page.locator('#report-definition');
+    await expect.poll(() => editor.inputValue()).toContain('"report_type"');
+    const report = JSON.parse(await editor.inputValue());
+    await editor.fill(JSON.stringify({ ...report, name: 'Vendas do dia', enable: true }, null, 2));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const stored = await service.get(`/reports/myreports/report/${report.id}`, { token: merchant.token });
+    expect(stored.body.name).toBe('Vendas do dia');
+
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    await page.getByText(/Export ready \(\d+\.\d KiB\)/).waitFor();
+    const link = page.getByRole('link', { name: /Download report-\d+\.csv/ });
+    expect(await link.getAttribute('href')).toMatch(/^blob:/);
+    await shot(page, 'report');
     expect(problems).toEqual([]);
   });
 
