@@ -166,6 +166,59 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().get('/dashboard/api/overview?from=2026-02-01&to=2026-01-01', as(browser))).status).toBe(400);
   });
 
+  it('captures and cancels pre-authorisations, and runs the sandbox controls, lists and report export of its own merchant', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const ids = await customerWithCard(service(), merchant);
+    const preAuthorize = async () => {
+      const sent = await service().post('/checkout/sendPayment', paymentBody(merchant, ids, { payment: { amount: '80.00', delay_capture: true } }), { token: merchant.token });
+      expect(sent.status, sent.text).toBe(200);
+      await waitForStatus(service(), merchant, sent.body.payment_token, settled);
+      return sent.body.payment_token as string;
+    };
+    const first = await preAuthorize();
+    const second = await preAuthorize();
+    const capture = await service().post(`/dashboard/api/payments/${first}/capture`, { amount: 30 }, as(browser));
+    expect(capture.status, capture.text).toBe(200);
+    await waitForStatus(service(), merchant, first, (s) => s === 'PAID');
+    const cancel = await service().post(`/dashboard/api/payments/${second}/cancel`, undefined, as(browser));
+    expect(cancel.status, cancel.text).toBe(200);
+    await waitForStatus(service(), merchant, second, (s) => s === 'CANCELED');
+    // The verbs' state rules answer through the dashboard as through the API.
+    expect((await service().post(`/dashboard/api/payments/${second}/capture`, { amount: 1 }, as(browser))).status).toBe(422);
+
+    const clock = await service().post('/dashboard/api/sandbox/clock/advance', { seconds: 3600 }, as(browser));
+    expect(clock.status).toBe(200);
+    expect(Date.parse(clock.body.now) - Date.now()).toBeGreaterThan(3_500_000);
+    const fault = await service().post('/dashboard/api/sandbox/faults', { operation: 'authorize', fault: 'TIMEOUT', times: 3 }, as(browser));
+    expect(fault.body).toEqual({ operation: 'authorize', fault: 'TIMEOUT', remaining: 3 });
+    await service().post('/dashboard/api/sandbox/faults', { operation: 'authorize', fault: 'TIMEOUT', times: 0 }, as(browser));
+
+    const checkout = await service().post('/checkout/generate', { amount: '10.00', asset: 'BRL', referenceId: 'pix-dash', contractId: merchant.contract_id, method: 'PIX' }, { token: merchant.token });
+    expect(checkout.status, checkout.text).toBe(200);
+    const listed = await service().get('/dashboard/api/checkouts?status=CREATED', as(browser));
+    expect(listed.body.rows.map((c: any) => c.checkout_id)).toEqual([checkout.body.checkout_id]);
+    // Opening the hosted page starts its PIX payment, which the sandbox control then pays.
+    expect((await service().get(new URL(checkout.body.checkout_url).pathname)).status).toBe(200);
+    const session = await service().get(`/dashboard/api/checkouts/${checkout.body.checkout_id}`, as(browser));
+    const pix = session.body.payments.find((p: any) => p.method === 'PIX');
+    const paid = await service().post(`/dashboard/api/sandbox/payments/${pix.payment_token}/pay`, undefined, as(browser));
+    expect(paid.body).toMatchObject({ method: 'PIX', transaction_status: 'PAID' });
+
+    const reports = await service().get('/dashboard/api/reports', as(browser));
+    const report = reports.body.content.find((r: any) => r.enable);
+    expect(report).toBeTruthy();
+    const exported = await service().get(`/dashboard/api/reports/${report.id}/export?format=csv`, as(browser));
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.headers.get('content-type')).toMatch(/text\/csv/);
+    expect(exported.text.split('\n')[0]).toContain(',');
+
+    const other = await signIn(service(), await service().merchant());
+    expect((await service().get('/dashboard/api/checkouts', as(other))).body.total).toBe(0);
+    expect((await service().get(`/dashboard/api/reports/${report.id}`, as(other))).status).toBe(404);
+    expect((await service().post(`/dashboard/api/payments/${first}/refund`, {}, as(other))).status).toBe(404);
+  });
+
   it('serves the page with a strict CSP, no inline script, and hashed assets', async () => {
     const page = await service().get('/dashboard', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
     expect(page.status).toBe(200);

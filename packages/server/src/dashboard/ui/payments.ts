@@ -102,7 +102,7 @@ export function PaymentPage({ token }: { token: string }) {
       onClose=${() => setAction(null)}
       onConfirm=${() => run(action, new FormData(document.querySelector('dialog.confirm form') as HTMLFormElement))}
     >
-      ${action === 'capture' ? html`<label>${t.captureAmount} <input name="amount" inputmode="decimal" required value=${p.payment_amount} /></label>` : null}
+      ${action === 'capture' ? html`<label>${t.captureAmount} <input name="amount" inputmode="decimal" required /></label>` : null}
       ${action === 'refund'
         ? html`<label>${t.refundAmount} <input name="amount" inputmode="decimal" pattern="[0-9]+([.,][0-9]{1,2})?" /></label>
             ${p.order_method === 'PIX' ? html`<label>${t.pixKey} <input name="pix_key" /></label>` : null}`

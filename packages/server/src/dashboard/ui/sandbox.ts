@@ -40,8 +40,8 @@ export function SandboxControls() {
         }}
       >
         <p>${t.clock}: <strong>${clock ? when(locale, clock.now) : t.loading}</strong></p>
-        <label>${t.days} <input name="days" type="number" min="0" max="3650" value="1" /></label>
-        <label>${t.hours} <input name="hours" type="number" min="0" max="23" value="0" /></label>
+        <label>${t.days} <input name="days" type="number" min="0" max="3650" defaultValue="1" /></label>
+        <label>${t.hours} <input name="hours" type="number" min="0" max="23" defaultValue="0" /></label>
         <button type="submit" class="primary">${t.advance}</button>
       <//>
       <${ActionForm}
@@ -66,7 +66,7 @@ export function SandboxControls() {
       >
         <label>${t.operation} <select name="operation">${OPERATIONS.map((o) => html`<option value=${o}>${o}</option>`)}</select></label>
         <label>${t.fault} <select name="fault"><option value="UNAVAILABLE">UNAVAILABLE</option><option value="TIMEOUT">TIMEOUT</option></select></label>
-        <label>${t.times} <input name="times" type="number" min="0" max="1000" value="1" required /></label>
+        <label>${t.times} <input name="times" type="number" min="0" max="1000" defaultValue="1" required /></label>
         <button type="submit" class="primary">${t.inject}</button>
       <//>
     </div>`;
