@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
@@ -9,13 +10,16 @@ import { startTestService, type TestMerchant, type TestService } from './harness
 
 /**
  * The merchant dashboard in a real browser (Debian chromium through playwright-core), on PGlite: the
- * API suite (dashboard.test.ts) covers both engines. A desktop and a 390 px phone. Screenshots go to
+ * API suite (dashboard.test.ts) covers both engines. A desktop and a 390 px phone; axe-core checks
+ * the WCAG 2.1 A and AA rules on each view. Screenshots go to
  * test-artifacts/dashboard/, or to docs/images/dashboard/ with DASHBOARD_SCREENSHOTS=docs (how the
  * guide's pictures are made).
  */
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS =
   process.env.DASHBOARD_SCREENSHOTS === 'docs' ? new URL('../../../docs/images/dashboard/', import.meta.url) : new URL('../../../test-artifacts/dashboard/', import.meta.url);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let service: TestService;
 let browser: Browser;
@@ -60,6 +64,19 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 }
 
+/**
+ * The WCAG 2.1 A and AA rules that axe-core can check, on the page as it is now. The engine is
+ * evaluated through the DevTools protocol, which the page's CSP does not govern.
+ */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
 /** Whether a canvas has anything drawn on it. */
 function drawnPixels(page: Page, selector: string): Promise<number> {
   return page.locator(selector).evaluate((canvas: HTMLCanvasElement) => {
@@ -97,6 +114,7 @@ describe('merchant dashboard in chromium', () => {
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
     await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
     await shot(page, 'sign-in');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await signIn(page, /^Sign in$/);
 
     // Overview: the four charts, drawn by Chart.js on their canvases.
@@ -106,6 +124,7 @@ describe('merchant dashboard in chromium', () => {
     await expect(page.getByText('SANDBOX: test data, no real money')).toBeTruthy();
     expect(await page.locator('.sandbox-badge').isVisible()).toBe(true);
     await shot(page, 'overview');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // Payments: search by reference, open the payment.
     await page.getByRole('link', { name: 'Payments', exact: true }).click();
@@ -113,6 +132,7 @@ describe('merchant dashboard in chromium', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     await shot(page, 'payments');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'pedido-777' }).click();
     await page.getByRole('heading', { name: /Payment pedido-777/ }).waitFor();
     expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(2);
@@ -122,12 +142,14 @@ describe('merchant dashboard in chromium', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel(/Amount to refund/).fill('50.00');
     await shot(page, 'refund-confirmation');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await page.getByText(/Refund requested/).waitFor();
     await expect.poll(() => page.locator('ul.refunds li').count()).toBe(1);
     const refunds = await service.ctx.db.selectFrom('refunds').selectAll().where('payment_token', '=', token).execute();
     expect(refunds.map((r) => r.amount_minor)).toEqual([5000n]);
     await shot(page, 'payment');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // Callbacks: resend the payment's callback, which the receiver gets again with the same id.
     await page.getByRole('link', { name: 'Callbacks' }).click();
@@ -144,6 +166,7 @@ describe('merchant dashboard in chromium', () => {
     await page.getByText('Sent again.').waitFor();
     await receiver.waitFor(() => receiver.at('/hooks').filter((c) => c.id === eventId).length > before, 10_000, 'the resent callback');
     await shot(page, 'callbacks');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // Sign-out ends the session: reloading shows the sign-in form.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -179,6 +202,7 @@ describe('merchant dashboard in chromium', () => {
     await page.getByRole('link', { name: 'plano-ouro' }).click();
     await page.getByRole('heading', { name: 'Charges' }).waitFor();
     await shot(page, 'subscription');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await nav.getByRole('link', { name: 'Payouts' }).click();
     await page.locator('tbody tr').first().waitFor();
@@ -201,6 +225,7 @@ describe('merchant dashboard in chromium', () => {
     const link = page.getByRole('link', { name: /Download report-\d+\.csv/ });
     expect(await link.getAttribute('href')).toMatch(/^blob:/);
     await shot(page, 'report');
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
 
@@ -221,6 +246,7 @@ describe('merchant dashboard in chromium', () => {
     await page.getByRole('button', { name: 'Menu' }).click();
     expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('true');
     await shot(page, 'phone-menu');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await nav.getByRole('link', { name: 'Pagamentos' }).click();
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(4);
     expect((await widths()).scroll).toBeLessThanOrEqual(390);
@@ -243,6 +269,7 @@ describe('merchant dashboard in chromium', () => {
     expect(fault.map((f) => [f.operation, f.remaining])).toEqual([['refund', 2]]);
     expect((await widths()).scroll).toBeLessThanOrEqual(390);
     await shot(page, 'phone-sandbox');
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
 });
