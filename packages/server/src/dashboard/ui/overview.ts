@@ -67,11 +67,17 @@ function ChartCard({ id, title, labels, series, kind, percent }: { id: string; t
       <div class="table-wrap">
         <table>
           <thead><tr><th scope="col">${t.day}</th>${series.map((s) => html`<th scope="col">${s.label}</th>`)}</tr></thead>
-          <tbody>${labels.map((label, i) => html`<tr><th scope="row">${label}</th>${series.map((s) => html`<td>${s.values[i] ?? '—'}</td>`)}</tr>`)}</tbody>
+          <tbody>${labels.map((label, i) => html`<tr><th scope="row">${label}</th>${series.map((s) => html`<td class="num">${cell(s.values[i], percent)}</td>`)}</tr>`)}</tbody>
         </table>
       </div>
     </details>
   </section>`;
+}
+
+/** A table cell: the exact decimal as the server sent it, or a ratio as a percentage. */
+function cell(value: string | number | null | undefined, percent: boolean | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return percent ? `${(Number(value) * 100).toFixed(1)} %` : String(value);
 }
 
 export function Overview() {
