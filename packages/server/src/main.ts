@@ -5,6 +5,26 @@ import { createMerchant } from './merchants/create-merchant';
 import { createLogger } from './logger';
 import { onShutdown } from './lifecycle';
 import { resolveAdminToken, startContext } from './runtime';
+import type { App } from './context';
+
+/**
+ * Closes the port and waits for the requests in flight. Fastify answers requests that still arrive on
+ * open connections with 503 and `Connection: close`, and closes the connections idle at that moment;
+ * a connection whose request was in flight turns idle only once answered, and a keep-alive client would
+ * hold it open (Fastify keeps idle connections 72 s). So every answer from now on says
+ * `Connection: close`, and connections that turn idle are closed as they do.
+ */
+async function drainHttp(app: App): Promise<void> {
+  app.server.on('request', (_request, response) => {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  });
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
+}
 
 /**
  * `colibri serve`: migrates, creates the demo merchant on an empty database, listens, and stops
@@ -57,7 +77,10 @@ export async function serve(config: Config): Promise<void> {
   onShutdown(logger, config.shutdownTimeoutMs, async () => {
     // HTTP and the background drain together: a request in flight may enqueue work, which other
     // processes (or this one's next start) take up, and a job in flight needs no HTTP.
-    await Promise.all([app.close(), background?.stop()]);
+    await Promise.all([
+      drainHttp(app).then(() => logger.info('HTTP drained')),
+      background?.stop().then(() => logger.info('background stopped')),
+    ]);
     await handle.close();
   });
 }
