@@ -79,7 +79,7 @@ it('locks the PGlite folder: a second process and `merchant create` refuse, the 
   const again = start('serve', env);
   await waitForOutput(again, 'is running at', 120_000);
   expect(again.output.join('')).toContain(`merchant create --name "My Shop" --url http://127.0.0.1:${portOf(again)} --admin-token "$(cat ${dataDir}/admin-token)"`);
-  expect(await stopChildren([again], 30_000), again.output.join("")).toEqual([0]);
+  expect(await stopChildren([again], 30_000), again.output.join('')).toEqual([0]);
 }, 400_000);
 
 /** The engine of the shutdown test: PostgreSQL when the suite has one, as in production. */
