@@ -58,6 +58,15 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Waits until the balancer answers (HAProxy takes a moment to listen). */
+async function balancerReady(base: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('HAProxy did not answer');
+}
+
 async function json(url: string, init: RequestInit & { token?: string } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
   if (init.token) headers['x-auth-token'] = init.token;
@@ -82,7 +91,7 @@ const started = [first];
 const rows: (Figure & { ratio?: number })[] = [];
 try {
   const base = `http://127.0.0.1:${LB_PORT}`;
-  await new Promise((r) => setTimeout(r, 500));
+  await balancerReady(base);
   const merchant = await json(`${base}/admin/merchants`, { method: 'POST', body: JSON.stringify({ name: 'Bench' }), headers: { authorization: `Bearer ${adminToken}` } });
   const { token } = await json(`${base}/auth`, { method: 'POST', body: JSON.stringify({ apiKey: merchant.api_key, apiSecret: merchant.api_secret }) });
   const person = await json(`${base}/checkout/person`, { method: 'POST', token, body: JSON.stringify({ name: 'Bench', email: 'b@example.com', tax_id: '52998224725', tax_id_type: 'CPF' }) });
@@ -110,7 +119,7 @@ try {
   started.push(await startColibri(API_PORTS[1]!, env));
   await stop(haproxy);
   haproxy = startHaproxy(API_PORTS);
-  await new Promise((r) => setTimeout(r, 500));
+  await balancerReady(base);
   await drive(load('warm-up'), connections, 2);
   const two = await drive(load('sendPayment, 2 API processes'), connections, seconds);
   rows.push({ ...two, ratio: two.requestsPerSecond / one.requestsPerSecond });
