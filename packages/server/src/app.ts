@@ -39,6 +39,11 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger | false;
 }
 
+/** Trusts the nearest `hops` proxies, whatever their addresses (a fixed chain of load balancers). */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 /**
  * Builds the Fastify application with every route, hook and schema, without listening. main.ts
  * listens; tests start it on an ephemeral port and talk real HTTP to it.
@@ -60,6 +65,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     return503OnClosing: true,
+    // Behind a load balancer, request.ip (rate limits, logs) and request.protocol (absolute URLs) come
+    // from X-Forwarded-* only for the proxies this setting trusts (docs/operations.md).
+    trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
@@ -108,7 +116,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   installIdempotency(app, ctx);
   installFramePolicy(app);
 
-  const registry = installMetrics(app);
+  const registry = installMetrics(app, ctx);
   registerSystemRoutes(app, ctx, registry);
   await registerAuthRoutes(app, ctx);
   registerMeRoute(app);

@@ -3,6 +3,7 @@ import { migrateToLatest } from './db/migrate';
 import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
 import { ConfigError, loadConfig } from './config';
+import { DataDirLockedError } from './db/data-dir-lock';
 import { DatabaseStartError, openConfiguredDatabase, VERSION, waitForDatabase } from './runtime';
 import { work } from './worker';
 
@@ -56,15 +57,25 @@ export function buildCli(): Command {
 }
 
 /**
- * A start that fails for a reason the operator must fix (the configuration, the database) prints that
- * reason in one line and exits 1, instead of a stack trace.
+ * A start that fails for a reason the operator must fix (the configuration, the database, a data
+ * directory held by another process) prints that reason, one line per problem, and exits instead of
+ * printing a stack trace. An invalid configuration exits 78 (sysexits' EX_CONFIG), which tells a
+ * supervisor that restarting will not help; the others exit 1.
  */
 function startup(action: () => Promise<void>): () => Promise<void> {
   return async () => {
     try {
       await action();
     } catch (error) {
-      if (!(error instanceof ConfigError || error instanceof DatabaseStartError)) throw error;
+      if (error instanceof ConfigError) {
+        process.stderr.write(`colibri: invalid configuration (docs/configuration.md):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
+        process.exit(78);
+      }
+      if (error instanceof DataDirLockedError) {
+        process.stderr.write(`colibri: ${error.message} Stop it first, or give this process another COLIBRI_DATA_DIR (or a DATABASE_URL).\n`);
+        process.exit(1);
+      }
+      if (!(error instanceof DatabaseStartError)) throw error;
       process.stderr.write(`colibri: ${error.message}\n`);
       process.exit(1);
     }
@@ -72,7 +83,21 @@ function startup(action: () => Promise<void>): () => Promise<void> {
 }
 
 async function createDirectly(name: string): Promise<unknown> {
-  const handle = await openConfiguredDatabase(loadConfig());
+  const config = loadConfig();
+  let handle;
+  try {
+    handle = await openConfiguredDatabase(config);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    // A merchant written beside a running service would be lost: create it through the service.
+    const token = config.adminToken ? '"$COLIBRI_ADMIN_TOKEN"' : `"$(cat ${config.dataDir}/admin-token)"`;
+    process.stderr.write(
+      `colibri: ${error.message}\n` +
+        `  Create the merchant through the running service instead:\n` +
+        `    npx colibri merchant create --name ${JSON.stringify(name)} --url http://${config.host}:${config.port} --admin-token ${token}\n`,
+    );
+    process.exit(1);
+  }
   try {
     await migrateToLatest(handle.db);
     return await createMerchant(handle.db, name);

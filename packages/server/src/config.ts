@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** How Colibri is configured: parsed and validated once from the environment, then passed around. */
@@ -20,6 +20,21 @@ export interface Config {
   /** 32-byte master key (base64) for card encryption; generated into `dataDir` in sandbox when absent. */
   readonly masterKey: string | undefined;
   readonly logLevel: string;
+  /** `json`: one JSON object per line on stdout (for collectors); `pretty`: coloured lines for people. */
+  readonly logFormat: 'json' | 'pretty';
+  /**
+   * `PUBLIC_BASE_URL` without a trailing slash: the base of every absolute URL the service produces
+   * (checkout_url). Absent, those URLs are built from the request's protocol and Host header.
+   */
+  readonly publicBaseUrl: string | undefined;
+  /**
+   * Fastify's `trustProxy` (COLIBRI_TRUST_PROXY): which proxies' X-Forwarded-For, -Proto and -Host are
+   * believed, so that request.ip and request.protocol are the client's behind a load balancer. false
+   * (the default) believes none: a client could otherwise choose its own address for rate limits.
+   */
+  readonly trustProxy: boolean | number | string[];
+  /** How long SIGTERM waits for requests and jobs in flight before the process exits anyway. */
+  readonly shutdownTimeoutMs: number;
   /** Largest accepted request body. */
   readonly bodyLimitBytes: number;
   /** Whether the service process runs background workers (callbacks, schedulers) itself. */
@@ -62,68 +77,156 @@ export interface CallbackSettings {
 /** The contract's promise: callbacks are retried for at least 72 hours. */
 const CALLBACK_RETRY_WINDOW_MS = 72 * 3_600_000;
 
-export class ConfigError extends Error {}
+/** The configuration is invalid; `problems` has one line per problem, each naming its variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
+/** Reads variables and records every problem, so one start reports them all rather than the first. */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  string(name: string): string | undefined {
+    return this.env[name] || undefined;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) return this.problem(`${name} must be an integer, got ${JSON.stringify(raw)}`, fallback);
+    const value = Number(raw);
+    if (value < min || value > max) return this.problem(`${name} must be between ${min} and ${max}, got ${value}`, fallback);
+    return value;
+  }
+
+  /**
+   * A secret from `NAME` or from the file named by `NAME_FILE` (container secrets are mounted as files,
+   * which keeps them out of the process environment and `docker inspect`). Trailing newlines are dropped.
+   */
+  secret(name: string): string | undefined {
+    const inline = this.string(name);
+    const file = this.string(`${name}_FILE`);
+    if (inline !== undefined && file !== undefined) return this.problem(`${name} and ${name}_FILE are both set; set only one`, undefined);
+    if (file === undefined) return inline;
+    try {
+      const value = readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+      return value === '' ? this.problem(`${name}_FILE names an empty file: ${file}`, undefined) : value;
+    } catch (error) {
+      return this.problem(`${name}_FILE cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)} ${file}`, undefined);
+    }
+  }
+
+  problem<T>(line: string, fallback: T): T {
+    this.problems.push(line);
+    return fallback;
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parsePublicBaseUrl(read: EnvReader): string | undefined {
+  const raw = read.string('PUBLIC_BASE_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return read.problem(`PUBLIC_BASE_URL must be an absolute http:// or https:// URL, got ${JSON.stringify(raw)}`, undefined);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return read.problem(`PUBLIC_BASE_URL must use http or https, got ${url.protocol}`, undefined);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return read.problem('PUBLIC_BASE_URL must not carry a query, a fragment or credentials', undefined);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** `true`/`false`, a number of proxy hops, or a comma-separated list of addresses and CIDR ranges. */
+function parseTrustProxy(read: EnvReader): boolean | number | string[] {
+  const raw = read.string('COLIBRI_TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.filter((e) => !/^[\d.]+(\/\d{1,2})?$|^[\da-f:]+(\/\d{1,3})?$/i.test(e) && !['loopback', 'linklocal', 'uniquelocal'].includes(e));
+  if (entries.length === 0 || bad.length > 0) {
+    return read.problem(`COLIBRI_TRUST_PROXY must be true, false, a hop count or addresses/CIDR ranges, got ${JSON.stringify(bad.join(',') || raw)}`, false);
+  }
+  return entries;
 }
 
 /**
- * Reads the configuration from environment variables (see docs/configuration.md).
+ * Reads the configuration from environment variables (see docs/configuration.md). Every problem is
+ * collected and thrown together in one ConfigError, one line each.
  * @example
  * const config = loadConfig(process.env);
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const mode = env.COLIBRI_MODE ?? 'sandbox';
-  if (mode !== 'sandbox' && mode !== 'live') throw new ConfigError(`COLIBRI_MODE must be sandbox or live, got ${mode}`);
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const read = new EnvReader(env);
+  const rawMode = env.COLIBRI_MODE ?? 'sandbox';
+  const mode = rawMode === 'sandbox' || rawMode === 'live' ? rawMode : read.problem(`COLIBRI_MODE must be sandbox or live, got ${JSON.stringify(rawMode)}`, 'sandbox' as const);
+  let databaseUrl = read.secret('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+    databaseUrl = read.problem('DATABASE_URL must be a postgres:// or postgresql:// URL', undefined);
   }
-  const masterKey = env.COLIBRI_MASTER_KEY || undefined;
-  if (mode === 'live' && masterKey === undefined) throw new ConfigError('COLIBRI_MASTER_KEY is required in live mode');
+  const masterKey = read.secret('COLIBRI_MASTER_KEY');
+  if (mode === 'live' && masterKey === undefined && !env.COLIBRI_MASTER_KEY_FILE) read.problem('COLIBRI_MASTER_KEY (or COLIBRI_MASTER_KEY_FILE) is required in live mode', undefined);
   // A shorter retry window exists for tests; live merchants are promised 72 hours.
-  const retryWindowMs = integer(env, 'COLIBRI_CALLBACK_RETRY_WINDOW_MS', CALLBACK_RETRY_WINDOW_MS, 1, 30 * 86_400_000);
-  if (mode === 'live' && retryWindowMs < CALLBACK_RETRY_WINDOW_MS) throw new ConfigError('COLIBRI_CALLBACK_RETRY_WINDOW_MS must be at least 259200000 (72 hours) in live mode');
-  return {
+  const retryWindowMs = read.integer('COLIBRI_CALLBACK_RETRY_WINDOW_MS', CALLBACK_RETRY_WINDOW_MS, 1, 30 * 86_400_000);
+  if (mode === 'live' && retryWindowMs < CALLBACK_RETRY_WINDOW_MS) read.problem('COLIBRI_CALLBACK_RETRY_WINDOW_MS must be at least 259200000 (72 hours) in live mode', undefined);
+  const logLevel = read.string('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) read.problem(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`, undefined);
+  const logFormat = read.string('LOG_FORMAT') ?? 'json';
+  if (logFormat !== 'json' && logFormat !== 'pretty') read.problem(`LOG_FORMAT must be json or pretty, got ${JSON.stringify(logFormat)}`, undefined);
+  const config: Config = {
     host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port: read.integer('PORT', 8080, 0, 65535),
     databaseUrl,
     dataDir: resolve(env.COLIBRI_DATA_DIR || './data'),
     mode,
-    adminToken: env.COLIBRI_ADMIN_TOKEN || undefined,
+    adminToken: read.secret('COLIBRI_ADMIN_TOKEN'),
     callbackAllowHosts: (env.COLIBRI_CALLBACK_ALLOW_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== ''),
     callbacks: {
-      timeoutMs: integer(env, 'COLIBRI_CALLBACK_TIMEOUT_MS', 15_000, 100, 15_000),
-      retryBaseMs: integer(env, 'COLIBRI_CALLBACK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+      timeoutMs: read.integer('COLIBRI_CALLBACK_TIMEOUT_MS', 15_000, 100, 15_000),
+      retryBaseMs: read.integer('COLIBRI_CALLBACK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
       retryWindowMs,
-      concurrency: integer(env, 'COLIBRI_CALLBACK_CONCURRENCY', 128, 1, 1_000),
+      concurrency: read.integer('COLIBRI_CALLBACK_CONCURRENCY', 128, 1, 1_000),
     },
-    sandboxDelayMs: integer(env, 'COLIBRI_SANDBOX_DELAY_MS', 200, 0, 60_000),
+    sandboxDelayMs: read.integer('COLIBRI_SANDBOX_DELAY_MS', 200, 0, 60_000),
     masterKey,
-    logLevel: env.LOG_LEVEL || 'info',
-    bodyLimitBytes: integer(env, 'COLIBRI_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    logLevel,
+    logFormat: logFormat === 'pretty' ? 'pretty' : 'json',
+    publicBaseUrl: parsePublicBaseUrl(read),
+    trustProxy: parseTrustProxy(read),
+    shutdownTimeoutMs: read.integer('COLIBRI_SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
+    bodyLimitBytes: read.integer('COLIBRI_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     runWorkers: (env.COLIBRI_WORKERS ?? 'on') !== 'off',
-    sweepScale: integer(env, 'COLIBRI_SWEEP_PERCENT', 100, 1, 10_000) / 100,
-    authRateLimitPerIp: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_IP', 60, 1, 10_000_000),
-    authRateLimitPerKey: integer(env, 'COLIBRI_AUTH_RATE_LIMIT_PER_KEY', 30, 1, 10_000_000),
-    databaseWaitMs: integer(env, 'COLIBRI_DB_WAIT_MS', 60_000, 0, 3_600_000),
+    sweepScale: read.integer('COLIBRI_SWEEP_PERCENT', 100, 1, 10_000) / 100,
+    authRateLimitPerIp: read.integer('COLIBRI_AUTH_RATE_LIMIT_PER_IP', 60, 1, 10_000_000),
+    authRateLimitPerKey: read.integer('COLIBRI_AUTH_RATE_LIMIT_PER_KEY', 30, 1, 10_000_000),
+    databaseWaitMs: read.integer('COLIBRI_DB_WAIT_MS', 60_000, 0, 3_600_000),
     work: {
-      concurrency: integer(env, 'COLIBRI_WORKER_CONCURRENCY', 1000, 1, 100_000),
-      leaseMs: integer(env, 'COLIBRI_JOB_LEASE_MS', 10_000, 100, 600_000),
-      deadlineMs: integer(env, 'COLIBRI_RETRY_DEADLINE_MS', 30 * 60_000, 1, 30 * 86_400_000),
-      idempotencyLeaseMs: integer(env, 'COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),
-      stopTimeoutMs: integer(env, 'COLIBRI_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
+      concurrency: read.integer('COLIBRI_WORKER_CONCURRENCY', 1000, 1, 100_000),
+      leaseMs: read.integer('COLIBRI_JOB_LEASE_MS', 10_000, 100, 600_000),
+      deadlineMs: read.integer('COLIBRI_RETRY_DEADLINE_MS', 30 * 60_000, 1, 30 * 86_400_000),
+      idempotencyLeaseMs: read.integer('COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),
+      stopTimeoutMs: read.integer('COLIBRI_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
     },
   };
+  // The whole drain must leave the background its own bound, or a stop would be cut short before it
+  // released its claims.
+  if (config.shutdownTimeoutMs < config.work.stopTimeoutMs) {
+    read.problem(`COLIBRI_SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) must be at least COLIBRI_STOP_TIMEOUT_MS (${config.work.stopTimeoutMs})`, undefined);
+  }
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
 }
 
 /** Creates the data directory (for PGlite, generated keys and the admin token) if needed. */

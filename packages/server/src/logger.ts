@@ -1,4 +1,5 @@
-import type { LoggerOptions } from 'pino';
+import pino, { type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 
 /**
  * Keys never written to logs, at any depth of a logged object: credentials, tokens, card data, tax ids
@@ -63,4 +64,18 @@ export function loggerOptions(level: string): LoggerOptions {
     formatters: { log: redactSensitive },
     base: { service: 'colibri' },
   };
+}
+
+/**
+ * The process's logger. `json` (the default) writes one JSON object per line to stdout, for log
+ * collectors; `pretty` (LOG_FORMAT=pretty) writes coloured, readable lines for a person at a terminal,
+ * through pino-pretty in this thread (no worker thread, so nothing is lost when the process exits).
+ * Human messages that are not log lines (the start banner) go to stderr, so stdout stays parseable.
+ * @example const logger = createLogger({ logLevel: 'info', logFormat: 'json' });
+ */
+export function createLogger(config: { readonly logLevel: string; readonly logFormat: 'json' | 'pretty' }): Logger {
+  if (config.logFormat === 'pretty') {
+    return pino(loggerOptions(config.logLevel), pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', sync: true }));
+  }
+  return pino(loggerOptions(config.logLevel));
 }

@@ -1,17 +1,39 @@
-import pino from 'pino';
 import { buildApp } from './app';
 import { startBackground } from './jobs/background';
 import type { Config } from './config';
 import { createMerchant } from './merchants/create-merchant';
-import { loggerOptions } from './logger';
+import { createLogger } from './logger';
+import { onShutdown } from './lifecycle';
 import { resolveAdminToken, startContext } from './runtime';
+import type { App } from './context';
+
+/**
+ * Closes the port and waits for the requests in flight. Fastify answers requests that still arrive on
+ * open connections with 503 and `Connection: close`, and closes the connections idle at that moment;
+ * a connection whose request was in flight turns idle only once answered, and a keep-alive client would
+ * hold it open (Fastify keeps idle connections 72 s). So every answer from now on says
+ * `Connection: close`, and connections that turn idle are closed as they do.
+ */
+async function drainHttp(app: App): Promise<void> {
+  app.server.on('request', (_request, response) => {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  });
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
+}
 
 /**
  * `colibri serve`: migrates, creates the demo merchant on an empty database, listens, and stops
- * cleanly on SIGINT or SIGTERM.
+ * cleanly on SIGINT or SIGTERM: the port is closed, requests in flight are answered (new ones on open
+ * connections get 503 with `Connection: close`), the background finishes its jobs and callbacks in
+ * flight and releases its claims, and the process exits 0 (1 past COLIBRI_SHUTDOWN_TIMEOUT_MS).
  */
 export async function serve(config: Config): Promise<void> {
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createLogger(config);
   const admin = resolveAdminToken(config);
   const { ctx, handle } = await startContext(config, admin.token);
   const background = config.runWorkers ? startBackground(ctx, logger, { sweepScale: config.sweepScale }) : undefined;
@@ -22,11 +44,12 @@ export async function serve(config: Config): Promise<void> {
   const demo = firstRun ? await createMerchant(ctx.db, 'Demo Merchant') : undefined;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const listenUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const baseUrl = config.publicBaseUrl ?? listenUrl;
 
   const lines = [
     '',
-    `Colibri ${ctx.version} is running at ${baseUrl} (${config.mode} mode, ${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
+    `Colibri ${ctx.version} is running at ${listenUrl}${baseUrl === listenUrl ? '' : ` (public address ${baseUrl})`} (${config.mode} mode, ${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
     `  API reference: ${baseUrl}/docs    OpenAPI: ${baseUrl}/openapi.json    health: ${baseUrl}/healthz`,
   ];
   if (admin.generated) lines.push(`  Admin token (shown once, stored in ${config.dataDir}/admin-token): ${admin.token}`);
@@ -43,20 +66,21 @@ export async function serve(config: Config): Promise<void> {
       `    curl -s -X POST ${baseUrl}/auth -F apiKey=${demo.api_key} -F apiSecret=${demo.api_secret}`,
     );
   } else {
-    lines.push('', '  Create API credentials with: npx colibri merchant create --name "My Shop" (or POST /admin/merchants)');
+    // While this process runs, the embedded database is locked to it: credentials are made through it.
+    const token = config.adminToken ? '"$COLIBRI_ADMIN_TOKEN"' : `"$(cat ${config.dataDir}/admin-token)"`;
+    lines.push('', `  Create API credentials with: npx colibri merchant create --name "My Shop" --url ${listenUrl} --admin-token ${token}`);
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  // The banner is for people: stderr, so that stdout carries only JSON log lines.
+  process.stderr.write(`${lines.join('\n')}\n\n`);
+  logger.info({ url: listenUrl, public_url: baseUrl, mode: config.mode, engine: ctx.engine, version: ctx.version }, 'colibri started');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await app.close();
-    await background?.stop();
+  onShutdown(logger, config.shutdownTimeoutMs, async () => {
+    // HTTP and the background drain together: a request in flight may enqueue work, which other
+    // processes (or this one's next start) take up, and a job in flight needs no HTTP.
+    await Promise.all([
+      drainHttp(app).then(() => logger.info('HTTP drained')),
+      background?.stop().then(() => logger.info('background stopped')),
+    ]);
     await handle.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
 }

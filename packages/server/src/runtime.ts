@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { TokenService } from './auth/tokens';
 import { ensureDataDir, type Config } from './config';
 import type { AppContext } from './context';
+import { lockDataDir } from './db/data-dir-lock';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { databaseProblem } from './db/database-errors';
 import { migrateToLatest } from './db/migrate';
 import { WorkerSignal } from './jobs/worker-signal';
+import { instrumentProcessor } from './processor/instrumented-processor';
 import { SandboxSimulator } from './processor/sandbox-simulator';
 import { loadCardCipher } from './vault/card-cipher';
 
@@ -18,10 +20,32 @@ export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-/** Opens the configured database: PostgreSQL with DATABASE_URL, else PGlite in the data directory. */
+/**
+ * Opens the configured database: PostgreSQL with DATABASE_URL, else PGlite in the data directory, which
+ * is locked first (db/data-dir-lock.ts) and released when the handle is closed. A second process on the
+ * same folder gets DataDirLockedError.
+ */
 export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
   if (config.databaseUrl) return openDatabase({ engine: 'postgres', url: config.databaseUrl });
-  return openDatabase({ engine: 'pglite', dataDir: ensureDataDir(config) });
+  const dataDir = ensureDataDir(config);
+  const release = lockDataDir(dataDir);
+  let handle: DatabaseHandle;
+  try {
+    handle = await openDatabase({ engine: 'pglite', dataDir });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return {
+    ...handle,
+    close: async () => {
+      try {
+        await handle.close();
+      } finally {
+        release();
+      }
+    },
+  };
 }
 
 /**
@@ -83,7 +107,7 @@ export async function buildContext(config: Config, handle: DatabaseHandle, admin
     tokens: await TokenService.load(handle.db),
     adminToken,
     version: VERSION,
-    processor: new SandboxSimulator(handle.db, config.sandboxDelayMs),
+    processor: instrumentProcessor(new SandboxSimulator(handle.db, config.sandboxDelayMs)),
     cardCipher: loadCardCipher(config),
     workerSignal: new WorkerSignal(),
   };

@@ -8,17 +8,24 @@ export const CLI = new URL('../bin/colibri.js', import.meta.url).pathname;
 export interface Child {
   readonly process: ChildProcess;
   readonly output: string[];
+  /** What it printed on stdout alone (JSON log lines). */
+  readonly stdout: string[];
   readonly exited: Promise<number | null>;
 }
 
 /** Starts `colibri serve` or `colibri worker` as its own OS process. @example spawnColibri('worker', { DATABASE_URL }) */
-export function spawnColibri(command: 'serve' | 'worker', env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [CLI, command], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnColibri(command: 'serve' | 'worker' | string[], env: Record<string, string>): Child {
+  const args = typeof command === 'string' ? [command] : command;
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const stdout: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output.push(chunk.toString());
+    stdout.push(chunk.toString());
+  });
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, output, exited };
+  return { process: child, output, stdout, exited };
 }
 
 /** Waits until a child has printed `text`; fails with its output if it exits or takes too long. */

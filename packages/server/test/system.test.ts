@@ -8,11 +8,21 @@ describeEachEngine('health, metrics, OpenAPI and docs', (service) => {
     expect((await service().get('/readyz')).body).toEqual({ status: 'ready' });
   });
 
+  it('answers /metrics only with the admin token', async () => {
+    expect((await service().get('/metrics')).status).toBe(401);
+    const m = await service().merchant();
+    expect((await service().get('/metrics', { token: m.token })).status).toBe(401);
+    expect((await service().get('/metrics', { headers: { authorization: 'Bearer not-the-token' } })).status).toBe(401);
+    const response = await service().get('/metrics', { headers: { authorization: `Bearer ${service().ctx.adminToken}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+  });
+
   it('counts requests per route template and status in /metrics', async () => {
     const m = await service().merchant();
     await service().get('/me', { token: m.token });
     await service().get('/me');
-    const text = (await service().get('/metrics')).text;
+    const text = (await service().get('/metrics', { headers: { authorization: `Bearer ${service().ctx.adminToken}` } })).text;
     expect(text).toMatch(/colibri_http_requests_total\{method="GET",route="\/me",status_code="200"\} [1-9]/);
     expect(text).toMatch(/colibri_http_requests_total\{method="GET",route="\/me",status_code="401"\} [1-9]/);
     expect(text).toMatch(/colibri_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/me",status_code="200"\}/);

@@ -1,5 +1,6 @@
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
+import { absoluteUrl } from '../http/public-url';
 import { errorResponses } from '../http/schema-kit';
 import { formatDateTime } from '../lib/time-format';
 import { generateCheckout } from './generate-checkout';
@@ -30,7 +31,7 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
       const session = await generateCheckout(ctx, principalOf(request).merchantId, request.body);
       return {
         checkout_id: session.checkout_id,
-        checkout_url: `${request.protocol}://${request.host}/pay/${session.checkout_id}`,
+        checkout_url: absoluteUrl(ctx, request, `/pay/${session.checkout_id}`),
         status: session.status as CheckoutStatus,
         mode: session.mode as CheckoutMode,
         methods: session.methods as CheckoutMethod[],

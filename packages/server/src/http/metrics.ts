@@ -1,12 +1,17 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { App } from '../context';
+import type { App, AppContext } from '../context';
+import { installBusinessMetrics } from '../metrics/business-metrics';
+import { processRegistry } from '../metrics/process-registry';
 
 /**
- * Prometheus metrics: request counts and latency histograms per route template and status. Each app
- * has its own registry so several apps in one process (tests) do not share counters.
+ * Prometheus metrics: request counts and latency histograms per route template and status, process
+ * figures, the business series read from the database (metrics/business-metrics.ts) and this process's
+ * processor latencies (metrics/process-registry.ts). Each app has its own registry so several apps in
+ * one process (tests) do not share HTTP counters.
  */
-export function installMetrics(app: App): Registry {
+export function installMetrics(app: App, ctx: AppContext): Registry {
   const registry = new Registry();
+  installBusinessMetrics(registry, ctx.db);
   collectDefaultMetrics({ register: registry, prefix: 'colibri_' });
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({ name: 'colibri_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
@@ -24,5 +29,5 @@ export function installMetrics(app: App): Registry {
     duration.observe(labels, reply.elapsedTime / 1000);
     done();
   });
-  return registry;
+  return Registry.merge([registry, processRegistry]);
 }

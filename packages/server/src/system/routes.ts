@@ -3,7 +3,10 @@ import { sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { App, AppContext } from '../context';
 
-/** Liveness, readiness and Prometheus metrics: public, for load balancers and scrapers. */
+/**
+ * Liveness and readiness (public, for load balancers) and Prometheus metrics, which take the admin
+ * token: they show business volumes and the deployment's queues (docs/operations.md).
+ */
 export function registerSystemRoutes(app: App, ctx: AppContext, registry: Registry): void {
   const Status = Type.Object({ status: Type.String() });
   app.get('/healthz', { config: { auth: 'public' }, schema: { tags: ['System'], summary: 'The process is alive', response: { 200: Status } } }, async () => ({
@@ -25,7 +28,7 @@ export function registerSystemRoutes(app: App, ctx: AppContext, registry: Regist
       }
     },
   );
-  app.get('/metrics', { config: { auth: 'public' }, schema: { tags: ['System'], summary: 'Prometheus metrics', hide: true } }, async (_request, reply) =>
+  app.get('/metrics', { config: { auth: 'admin' }, schema: { tags: ['System'], summary: 'Prometheus metrics', hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   );
 }

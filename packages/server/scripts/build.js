@@ -1,0 +1,157 @@
+// Compiles the service once: `npm run build` (and `npm start` when the sources changed since the last
+// build, see bin/colibri.js) bundles src/cli.ts and the workspace TypeScript it imports into
+// dist/colibri.mjs with esbuild. Packages from node_modules stay ordinary imports, so the built service
+// runs with production dependencies only (`npm ci --omit=dev`), without esbuild or tsx.
+//
+// dist/build-info.json lists every input file with its content hash; bin/colibri.js compares them with
+// the files on disk to decide whether a build is needed, so editing a source and running `npm start`
+// always runs that source.
+//
+// Some modules read files next to their source (`new URL('./assets/…', import.meta.url)`). In the bundle
+// each keeps a location of its own: its path under src/, placed under dist/ (src/runtime.ts becomes
+// dist/runtime.ts, whose `../package.json` is still the server's manifest). The checkout page's assets
+// are copied to the matching place under dist/, so dist/ works without src/.
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const serverDir = fileURLToPath(new URL('..', import.meta.url));
+export const srcDir = join(serverDir, 'src');
+export const distDir = join(serverDir, 'dist');
+export const bundleFile = join(distDir, 'colibri.mjs');
+export const buildInfoFile = join(distDir, 'build-info.json');
+
+/** Folders of files read at run time, copied under dist/ at the same relative place. */
+const ASSET_DIRS = ['checkout-page/assets'];
+
+/** The hash recorded for one input file. */
+export function fileHash(file) {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** The path of a file relative to the server package, with forward slashes. */
+function fromServer(file) {
+  return relative(serverDir, file).split(sep).join('/');
+}
+
+/**
+ * Builds dist/colibri.mjs (with a source map beside it) and dist/build-info.json. Concurrent builds
+ * (several processes starting on changed sources) are safe: every file is written under a temporary
+ * name and renamed into place, so a reader never sees half a file.
+ * @example await buildService(); // { file: '…/dist/colibri.mjs', inputs: 260 }
+ */
+export async function buildService() {
+  const esbuild = await import('esbuild');
+  let result;
+  try {
+    result = await esbuild.build({
+      absWorkingDir: serverDir,
+      entryPoints: [join(srcDir, 'cli.ts')],
+      outfile: bundleFile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      write: false,
+      sourcemap: 'linked',
+      sourcesContent: false,
+      logLevel: 'warning',
+      metafile: true,
+      plugins: [
+        {
+          name: 'colibri-sources',
+          setup(build) {
+            // Packages are imported from node_modules as they are; only the workspace's TypeScript is bundled.
+            build.onResolve({ filter: /^[^./]/ }, (args) =>
+              args.kind === 'entry-point' || isAbsolute(args.path) || args.path.startsWith('@colibri/') ? undefined : { path: args.path, external: true },
+            );
+            build.onLoad({ filter: /\.ts$/ }, (args) => {
+              const place = relative(srcDir, args.path).split(sep).join('/');
+              const url = `new URL(${JSON.stringify(place)}, import.meta.url).href`;
+              return { contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', url), loader: 'ts' };
+            });
+          },
+        },
+      ],
+    });
+  } finally {
+    // esbuild's service process is not needed once the bundle is built.
+    await esbuild.stop?.();
+  }
+  mkdirSync(distDir, { recursive: true });
+  const inputs = {};
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const file = join(serverDir, input);
+    inputs[fromServer(file)] = fileHash(file);
+  }
+  for (const dir of ASSET_DIRS) {
+    const from = join(srcDir, dir);
+    const to = join(distDir, dir);
+    const partial = `${to}.${process.pid}.tmp`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(from, partial, { recursive: true });
+    rmSync(to, { recursive: true, force: true });
+    try {
+      renameSync(partial, to);
+    } catch {
+      // Another build renamed the same files into place first.
+      rmSync(partial, { recursive: true, force: true });
+    }
+    for (const name of readdirSync(from).sort()) inputs[fromServer(join(from, name))] = fileHash(join(from, name));
+  }
+  const packages = [
+    ...new Set(
+      Object.values(result.metafile.outputs)
+        .flatMap((output) => output.imports)
+        .filter((i) => i.external && i.kind === 'import-statement' && !i.path.startsWith('node:'))
+        .map((i) => i.path),
+    ),
+  ];
+  for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
+  writeAtomically(buildInfoFile, `${JSON.stringify({ builtAt: new Date().toISOString(), packages, inputs }, null, 1)}\n`);
+  return { file: bundleFile, inputs: Object.keys(inputs).length };
+}
+
+function writeAtomically(file, contents) {
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, contents);
+  renameSync(partial, file);
+}
+
+/** dist/build-info.json: the packages the bundle imports and its inputs' hashes. */
+export function readBuildInfo() {
+  return JSON.parse(readFileSync(buildInfoFile, 'utf8'));
+}
+
+/**
+ * Why the build in dist/ does not match the sources, or undefined when it does. A missing src/ (an
+ * image that ships dist/ alone) counts as matching.
+ */
+export function staleReason() {
+  let info;
+  try {
+    info = readBuildInfo();
+  } catch {
+    return 'no build in dist/';
+  }
+  if (!existsSync(bundleFile)) return 'no build in dist/';
+  for (const [file, hash] of Object.entries(info.inputs)) {
+    let now;
+    try {
+      now = fileHash(join(serverDir, file));
+    } catch {
+      // A shipped dist/ without its sources is a build, not a stale one.
+      if (file.startsWith('src/') || file.startsWith('../')) continue;
+      return `${file} is gone`;
+    }
+    if (now !== hash) return `${file} changed`;
+  }
+  return undefined;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const started = Date.now();
+  const { file, inputs } = await buildService();
+  console.log(`built ${fromServer(file)} from ${inputs} files in ${Date.now() - started} ms`);
+}
