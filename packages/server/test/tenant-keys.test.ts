@@ -18,6 +18,7 @@ const KEYED = ['fee_plans', 'sandbox_faults'];
 const TENANT = [
   'cards',
   'checkout_sessions',
+  'dashboard_sessions',
   'events',
   'ledger_entries',
   'payments',
