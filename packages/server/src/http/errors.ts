@@ -44,6 +44,7 @@ export const ERRORS = define({
   // 00.02 — authentication and authorisation
   ACCESS_DENIED: { code: '00.02.0001', status: 401, description: 'Access Denied' },
   ADMIN_TOKEN_REQUIRED: { code: '00.02.0002', status: 401, description: 'A valid admin bearer token is required.' },
+  TOKEN_KEYS_CONFIGURED: { code: '00.02.0003', status: 409, description: 'Token signing keys come from COLIBRI_TOKEN_SIGNING_KEYS; rotate them by changing that setting.' },
 
   // 00.03 — external systems
   EXTERNAL_API: { code: '00.03.0001', status: 502, description: 'There was an issue when contacting an external API, please contact support' },

@@ -11,6 +11,7 @@ import * as threeDs from './0008-three-ds';
 import * as checkout from './0009-checkout';
 import * as subscriptions from './0010-subscriptions';
 import * as resilience from './0012-resilience';
+import * as accessAndKeys from './0014-access-and-keys';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010-subscriptions': subscriptions,
   '0011-refunds': refunds,
   '0012-resilience': resilience,
+  '0014-access-and-keys': accessAndKeys,
 };
