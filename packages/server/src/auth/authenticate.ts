@@ -33,7 +33,8 @@ type UserRow = Selectable<UsersTable> & { merchant_enabled: boolean };
 function secretOf(row: UserRow | undefined, apiSecret: string, now: number): boolean {
   const current = secretMatches(apiSecret, row?.api_secret_hash ?? UNKNOWN_KEY_HASH);
   const previous = secretMatches(apiSecret, row?.previous_api_secret_hash ?? UNKNOWN_KEY_HASH);
-  const graceOpen = row?.previous_api_secret_expires_at != null && row.previous_api_secret_expires_at.getTime() > now;
+  const expiresAt = row?.previous_api_secret_expires_at;
+  const graceOpen = expiresAt instanceof Date && expiresAt.getTime() > now;
   return row !== undefined && (current || (previous && graceOpen));
 }
 

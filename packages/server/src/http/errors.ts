@@ -63,6 +63,11 @@ export const ERRORS = define({
   CAPTURE_ABOVE_AUTHORIZED: { code: '00.04.0011', status: 400, description: 'amount: must be less than or equal to the pre-authorised amount.' },
   PRE_AUTHORIZATION_EXPIRED: { code: '00.04.0012', status: 422, description: 'The pre-authorisation is older than 5 days and was canceled.' },
   NOT_CANCELABLE: { code: '00.04.0013', status: 422, description: 'Only a PRE_AUTHORIZED payment can be canceled.' },
+  AUTHENTICATION_MISMATCH: {
+    code: '00.04.0014',
+    status: 400,
+    description: "authentication: the 3DS data does not match an unused successful authentication of Colibri's 3DS server for this merchant, card and amount; the description names the field.",
+  },
 
   // 00.05 — lookups
   NOT_FOUND: { code: '00.05.0001', status: 404, description: 'The resource does not exist or belongs to another merchant.' },
@@ -221,6 +226,10 @@ export const ERRORS = define({
   THREE_DS_NOT_AUTHENTICATED: { code: '06.03.0004', status: 422, description: 'The authentication did not succeed (unenrolled, not allowed, error or failed challenge); it cannot pay.' },
   THREE_DS_ALREADY_USED: { code: '06.03.0005', status: 409, description: 'The authentication already paid; each authentication pays once.' },
   THREE_DS_EXPIRED: { code: '06.03.0006', status: 422, description: 'The authentication is older than 1 hour; authenticate the card again.' },
+  THREE_DS_AMOUNT_MISMATCH: { code: '06.03.0007', status: 400, description: "amount: is not the amount the customer authenticated; send the merchant's own order amount." },
+  THREE_DS_REFERENCE_MISMATCH: { code: '06.03.0008', status: 400, description: "reference_id: is not the reference the customer authenticated; send the merchant's own order reference." },
+  THREE_DS_CARD_DECLINED: { code: '06.03.0009', status: 422, description: 'The processor declined the verification of the authenticated card; it cannot pay.' },
+  THREE_DS_RATE_LIMITED: { code: '06.01.0005', status: 429, description: 'Too many authentications from this address or for this contract; retry after the time given in the Retry-After header.' },
 
   // 07 — callbacks (docs/callbacks.md). 07.01: the event log, GET /webhooks/events and its retry.
   WEBHOOK_EVENT_NOT_FOUND: { code: '07.01.0001', status: 404, description: 'id: no event of this merchant has this id (another merchant\'s is not found either).' },

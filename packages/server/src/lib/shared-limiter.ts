@@ -43,11 +43,11 @@ export function limiterKey(...parts: string[]): string {
  * Consumes one point, or refuses the request with 429 and Retry-After when the limit is spent.
  * @example await consumeOrRefuse(limiter, limiterKey(request.ip));
  */
-export async function consumeOrRefuse(limiter: RateLimiterAbstract, key: string): Promise<void> {
+export async function consumeOrRefuse(limiter: RateLimiterAbstract, key: string, errorKey: 'RATE_LIMITED' | 'THREE_DS_RATE_LIMITED' = 'RATE_LIMITED'): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (error) {
-    if (error instanceof RateLimiterRes) throw refusal(error);
+    if (error instanceof RateLimiterRes) throw refusal(error, errorKey);
     throw error;
   }
 }
@@ -62,6 +62,6 @@ export async function refuseIfSpent(limiter: RateLimiterAbstract, key: string): 
   if (state && state.consumedPoints >= limiter.points) throw refusal(state);
 }
 
-function refusal(state: RateLimiterRes): ApiError {
-  return new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) });
+function refusal(state: RateLimiterRes, errorKey: 'RATE_LIMITED' | 'THREE_DS_RATE_LIMITED' = 'RATE_LIMITED'): ApiError {
+  return new ApiError(errorKey, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)) });
 }

@@ -14,7 +14,7 @@ import { sql, type Kysely } from 'kysely';
  *   millisecond timestamp exactly);
  * - card encryption keys, one RSA key pair per merchant and key id, private half encrypted;
  * - a 3DS authentication records whether the processor verified its card, which the library's answer
- *   must not reveal.
+ *   must not reveal, and its masked number (first six and last four digits) for the challenge page.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table merchants add column enabled boolean not null default true`.execute(db);
@@ -48,9 +48,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create unique index card_encryption_keys_merchant_idx on card_encryption_keys (merchant_id)`.execute(db);
   await sql`alter table three_ds_authentications add column card_declined boolean not null default false`.execute(db);
+  // The challenge page shows the masked number even when no card was stored (a declined verification).
+  await sql`alter table three_ds_authentications add column masked_number text`.execute(db);
+  // sendPayment looks the 3DS data it is given up by its directory-server transaction id.
+  await sql`create unique index three_ds_authentications_dstrans_idx on three_ds_authentications (dstrans_id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index three_ds_authentications_dstrans_idx`.execute(db);
+  await sql`alter table three_ds_authentications drop column masked_number`.execute(db);
   await sql`alter table three_ds_authentications drop column card_declined`.execute(db);
   await sql`drop table card_encryption_keys`.execute(db);
   await sql`drop table rate_limits`.execute(db);
