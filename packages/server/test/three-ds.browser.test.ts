@@ -449,6 +449,44 @@ for (const engine of ENGINES) {
       }
     });
 
+    it("encrypts a card in the shopper's browser: the merchant's server relays only ciphertext to POST /checkout/card", async () => {
+      const before = colibriRequests.length;
+      const encrypt = (card: unknown) => page.evaluate((c) => (window as any).Colibri.encryptCard(c), card) as Promise<{ hasErrors: boolean; encryptedCard?: string; errors: { field: string; message: string }[] }>;
+      const result = await encrypt({ number: '4111 1111 1111 1111', cvv: '123', expMonth: '12', expYear: '2035', holder: 'MARIA SILVA' });
+      expect(result.hasErrors).toBe(false);
+      const jwe = result.encryptedCard ?? '';
+      expect(jwe.split('.')).toHaveLength(5);
+      expect(JSON.parse(Buffer.from(jwe.split('.')[0] ?? '', 'base64url').toString())).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: expect.stringMatching(/^ce_/) });
+      expect(jwe).not.toContain('4111111111111111');
+      // The browser fetched the merchant's public key and sent the card nowhere.
+      expect(colibriRequests.slice(before)).toEqual([`GET /checkout/card-encryption-key/${merchant.contract_id}`]);
+      const again = await encrypt({ number: '5555555555554444', cvv: '321', expMonth: '07', expYear: '2031', holder: 'MARIA SILVA' });
+      expect(again.hasErrors).toBe(false);
+      expect(colibriRequests.slice(before)).toHaveLength(1);
+
+      // The merchant's server: it holds only the ciphertext.
+      const person = await service.post('/checkout/person', { name: 'Maria Silva', email: 'maria@example.com', tax_id: VALID_CPF, tax_id_type: 'CPF' }, { token: merchant.token });
+      for (const [encrypted, masked] of [
+        [jwe, '411111******1111'],
+        [again.encryptedCard ?? '', '555555******4444'],
+      ] as const) {
+        const card = await service.post('/checkout/card', { public_person_id: person.body.public_person_id, encrypted_card: encrypted }, { token: merchant.token });
+        expect(card.status, JSON.stringify(card.body)).toBe(200);
+        expect(card.body).toMatchObject({ public_card_status: 'ACTIVE', masked_number: masked });
+      }
+
+      const invalid = await encrypt({ number: '4111111111111112', cvv: '12', expMonth: '13' });
+      expect(invalid).toEqual({
+        hasErrors: true,
+        errors: [
+          { field: 'number', message: expect.any(String) },
+          { field: 'cvv', message: expect.any(String) },
+          { field: 'expMonth', message: expect.any(String) },
+        ],
+      });
+      await shot('encrypt-card');
+    });
+
     it('names every failing field and sends nothing when the request breaks the rules', async () => {
       const before = colibriRequests.length;
       const rows = async () => (await service.ctx.db.selectFrom('three_ds_authentications').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n;

@@ -85,6 +85,12 @@ export const ERRORS = define({
   CARD_EXPIRY_INVALID: { code: '00.07.0005', status: 400, description: 'exp_month or exp_year is not a valid expiry date.' },
   CARD_CVV_INVALID: { code: '00.07.0006', status: 400, description: 'cvv: must be 3 digits, or 4 digits for AMERICAN_EXPRESS.' },
   CARD_VERIFICATION_FAILED: { code: '00.07.0007', status: 400, description: 'The processor declined the card verification (for example, a wrong CVV); nothing was stored.' },
+  CARD_ENCRYPTION_INVALID: {
+    code: '00.07.0020',
+    status: 400,
+    description: "encrypted_card: is not a card encrypted by Colibri.encryptCard with this merchant's published key (or it was altered).",
+  },
+  CARD_ENCRYPTION_CONFLICT: { code: '00.07.0021', status: 400, description: 'encrypted_card: send either the encrypted card or number and cvv, not both.' },
 
   // 01 — refunds
   REFUND_STATUS_NOT_ALLOWED: { code: '01.05.0030', status: 400, description: 'Current payment status does not allow refund' },
