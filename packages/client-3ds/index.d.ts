@@ -135,6 +135,33 @@ export interface Authenticate3DSResult {
   error?: Colibri3DSError;
 }
 
+/** A merchant's published card encryption key (`GET /checkout/card-encryption-key/<contractId>`). */
+export interface CardEncryptionKey {
+  kid: string;
+  alg: 'RSA-OAEP-256';
+  enc: 'A256GCM';
+  jwk: { kty: 'RSA'; n: string; e: string; kid: string; alg: string; use: string };
+}
+
+/** The card to encrypt. Number and CVV are required; the expiry and holder may travel in the clear instead. */
+export interface EncryptCardInput {
+  /** 12 to 19 digits (spaces and hyphens are ignored), passing the Luhn check. */
+  number: string;
+  /** 3 or 4 digits. */
+  cvv: string;
+  /** 1 to 12, e.g. "07". */
+  expMonth?: string;
+  /** Four digits, e.g. "2030". */
+  expYear?: string;
+  /** The name printed on the card. */
+  holder?: string;
+  /** The key to use; by default the merchant's, fetched once by the contract id given to setUp. */
+  publicKey?: CardEncryptionKey;
+}
+
+/** `encryptedCard` goes to the merchant's server, which sends it as `encrypted_card` to `POST /checkout/card`. */
+export type EncryptCardResult = { hasErrors: false; encryptedCard: string; errors: [] } | { hasErrors: true; encryptedCard?: undefined; errors: FieldError[] };
+
 export interface ColibriSdk {
   /** The library's version, "1.0". */
   readonly version: string;
@@ -150,6 +177,13 @@ export interface ColibriSdk {
    * const result = await Colibri.authenticate3DS(request, { onSuccess: ({ id, paymentToken }) => pay(id, paymentToken) });
    */
   authenticate3DS(request: Authenticate3DSRequest, handlers?: Authenticate3DSHandlers): Promise<Authenticate3DSResult>;
+  /**
+   * Encrypts card data in the shopper's browser under the merchant's published key, so the merchant's
+   * server never handles the number or CVV. The promise never rejects.
+   * @example
+   * const { encryptedCard, hasErrors, errors } = await Colibri.encryptCard({ number: '4111111111111111', cvv: '123', expMonth: '12', expYear: '2030', holder: 'ANA LIMA' });
+   */
+  encryptCard(card: EncryptCardInput): Promise<EncryptCardResult>;
 }
 
 declare global {

@@ -4,8 +4,10 @@ import type {
   Authenticate3DSResult,
   Colibri3DSError,
   ColibriSdk,
+  EncryptCardInput,
   SetUpOptions,
 } from '../index';
+import { encryptCard } from './encrypt-card';
 import { showChallenge } from './challenge';
 import { colibriOriginOf } from './origin';
 import { validateRequest } from './validate';
@@ -43,6 +45,9 @@ const sdk: ColibriSdk = {
     const result = await authenticate(request);
     deliver(result, handlers);
     return result;
+  },
+  encryptCard(card: EncryptCardInput) {
+    return encryptCard(card, colibriOrigin, settings?.contractId);
   },
 };
 

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { registerAccessRoutes } from './admin/access-routes';
 import { registerAdminRoutes, registerFeePlanRoute } from './admin/routes';
 import { registerStuckOperations } from './jobs/stuck-operations';
 import { registerAuthRoutes } from './auth/routes';
@@ -123,6 +124,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
   registerStuckOperations(app, ctx, registry);
+  registerAccessRoutes(app, ctx);
   registerVaultRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);

@@ -41,13 +41,16 @@ export interface Config {
   readonly runWorkers: boolean;
   /** Periodic sweeps (subscriptions, expiries) run at this fraction of their normal interval (1 = normal). */
   readonly sweepScale: number;
-  /** `POST /auth` attempts allowed per minute from one client address, and for one API key. */
-  readonly authRateLimitPerIp: number;
-  readonly authRateLimitPerKey: number;
   /** How long a start waits for an unreachable database before it gives up. */
   readonly databaseWaitMs: number;
   /** Background work and crash recovery (docs/architecture.md, "Faults"). */
   readonly work: WorkSettings;
+  /** Login and public-endpoint limits (docs/security.md, "Login limits"). */
+  readonly limits: LimitSettings;
+  /** `COLIBRI_TOKEN_SIGNING_KEYS` (`kid:base64`, comma-separated, first signs); absent: keys in the database. */
+  readonly tokenSigningKeys: string | undefined;
+  /** How long an API secret replaced by a rotation keeps working. */
+  readonly apiSecretGraceSeconds: number;
 }
 
 export interface WorkSettings {
@@ -61,6 +64,19 @@ export interface WorkSettings {
   readonly idempotencyLeaseMs: number;
   /** How long a stop waits for work in flight before releasing its claims. */
   readonly stopTimeoutMs: number;
+}
+
+export interface LimitSettings {
+  /** Failed `POST /auth` attempts allowed per API key and client address within the failure window. */
+  readonly authFailuresPerKeyAndAddress: number;
+  /** Failed `POST /auth` attempts allowed per client address, whatever the key, within the window. */
+  readonly authFailuresPerAddress: number;
+  readonly authFailureWindowSeconds: number;
+  /** Successful `POST /auth` calls allowed per API key and minute: a ceiling against runaway clients. */
+  readonly authSuccessesPerKeyPerMinute: number;
+  /** `POST /3ds/authentications` calls allowed per minute from one address, and for one contract. */
+  readonly threeDsPerAddressPerMinute: number;
+  readonly threeDsPerContractPerMinute: number;
 }
 
 export interface CallbackSettings {
@@ -209,8 +225,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: read.integer('COLIBRI_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     runWorkers: (env.COLIBRI_WORKERS ?? 'on') !== 'off',
     sweepScale: read.integer('COLIBRI_SWEEP_PERCENT', 100, 1, 10_000) / 100,
-    authRateLimitPerIp: read.integer('COLIBRI_AUTH_RATE_LIMIT_PER_IP', 60, 1, 10_000_000),
-    authRateLimitPerKey: read.integer('COLIBRI_AUTH_RATE_LIMIT_PER_KEY', 30, 1, 10_000_000),
     databaseWaitMs: read.integer('COLIBRI_DB_WAIT_MS', 60_000, 0, 3_600_000),
     work: {
       concurrency: read.integer('COLIBRI_WORKER_CONCURRENCY', 1000, 1, 100_000),
@@ -219,6 +233,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idempotencyLeaseMs: read.integer('COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),
       stopTimeoutMs: read.integer('COLIBRI_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
     },
+    limits: {
+      authFailuresPerKeyAndAddress: read.integer('COLIBRI_AUTH_FAILURES_PER_KEY_AND_ADDRESS', 10, 1, 1_000_000),
+      authFailuresPerAddress: read.integer('COLIBRI_AUTH_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
+      authFailureWindowSeconds: read.integer('COLIBRI_AUTH_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+      authSuccessesPerKeyPerMinute: read.integer('COLIBRI_AUTH_SUCCESSES_PER_KEY', 6_000, 1, 10_000_000),
+      threeDsPerAddressPerMinute: read.integer('COLIBRI_3DS_LIMIT_PER_ADDRESS', 30, 1, 1_000_000),
+      threeDsPerContractPerMinute: read.integer('COLIBRI_3DS_LIMIT_PER_CONTRACT', 600, 1, 10_000_000),
+    },
+    tokenSigningKeys: env.COLIBRI_TOKEN_SIGNING_KEYS || undefined,
+    apiSecretGraceSeconds: read.integer('COLIBRI_API_SECRET_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
   };
   // The whole drain must leave the background its own bound, or a stop would be cut short before it
   // released its claims.

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { AccessList } from './auth/access-list';
 import type { Principal, TokenService } from './auth/tokens';
 import type { Config } from './config';
 import type { Db, Engine } from './db/database';
@@ -14,6 +15,8 @@ export interface AppContext {
   readonly db: Db;
   readonly engine: Engine;
   readonly tokens: TokenService;
+  /** Disabled merchants and users, refreshed from the database within seconds (auth/access-list.ts). */
+  readonly access: AccessList;
   /** The admin bearer token (from COLIBRI_ADMIN_TOKEN or generated into the data directory). */
   readonly adminToken: string;
   readonly version: string;

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AccessList } from './auth/access-list';
 import { TokenService } from './auth/tokens';
 import { ensureDataDir, type Config } from './config';
 import type { AppContext } from './context';
@@ -100,15 +101,17 @@ export async function waitForDatabase(handle: DatabaseHandle, config: Config, lo
 
 /** Assembles the context over an open, migrated database (also used by the test harness). */
 export async function buildContext(config: Config, handle: DatabaseHandle, adminToken: string): Promise<AppContext> {
+  const cardCipher = loadCardCipher(config);
   return {
     config,
     db: handle.db,
     engine: handle.engine,
-    tokens: await TokenService.load(handle.db),
+    tokens: await TokenService.load(handle.db, cardCipher, config.tokenSigningKeys),
+    access: new AccessList(handle.db),
     adminToken,
     version: VERSION,
     processor: instrumentProcessor(new SandboxSimulator(handle.db, config.sandboxDelayMs)),
-    cardCipher: loadCardCipher(config),
+    cardCipher,
     workerSignal: new WorkerSignal(),
   };
 }

@@ -217,7 +217,9 @@ describeEachEngine('card payments', (service) => {
       paymentBody(m, ids, { payment: { method: 'DEBITCARD' }, authentication: { cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', eci: '05', version: '2.2.0', dstrans_id: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' } }),
       { token: m.token },
     );
-    expect(debit.status).toBe(200);
+    // Invented 3DS data is refused before anything is stored (three-ds/verify-authentication.ts; docs/3ds.md).
+    expect(debit.status).toBe(400);
+    expect(debit.body.errors).toEqual([{ code: '00.04.0014', description: expect.stringMatching(/^authentication\.dstrans_id: /) }]);
   });
 
   it("treats another merchant's person, card and payment as not found", async () => {

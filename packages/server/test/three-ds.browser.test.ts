@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine, ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
-import { settled, VALID_CPF, waitForStatus } from './fixtures';
+import { customerWithCard, settled, VALID_CPF, waitForStatus } from './fixtures';
+import { formatAmount } from '../src/lib/money';
 
 /**
  * The 3DS library end to end. The API suite (both engines) drives the library's endpoints and
@@ -104,7 +105,7 @@ describeEachEngine('3DS API', (service) => {
     expect(auth.status, JSON.stringify(auth.body)).toBe(200);
     expect(auth.headers.get('access-control-allow-origin')).toBe('*');
     expect(auth.body).toEqual({ id: expect.any(String), status: 'SUCCESS', paymentToken: expect.any(String) });
-    const paid = await service().post('/checkout/3ds/payment', { id: auth.body.id, paymentToken: auth.body.paymentToken }, { token: m.token });
+    const paid = await service().post('/checkout/3ds/payment', await payBody(service(), auth.body), { token: m.token });
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
     expect(Object.keys(paid.body).sort()).toEqual(
       ['customer_fees', 'payment_token', 'public_card_id', 'public_card_status', 'public_person_id', 'refresh_token', 'totals', 'transaction_status'].sort(),
@@ -125,7 +126,7 @@ describeEachEngine('3DS API', (service) => {
     expect(stored.cavv_ciphertext).toBeNull();
     expect(JSON.stringify(stored, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(CARDS.frictionless);
 
-    const again = await service().post('/checkout/3ds/payment', { id: auth.body.id, paymentToken: auth.body.paymentToken }, { token: m.token });
+    const again = await service().post('/checkout/3ds/payment', await payBody(service(), auth.body), { token: m.token });
     expect(again.status).toBe(409);
     expect(again.body.errors[0].code).toBe('06.03.0005');
   });
@@ -136,16 +137,16 @@ describeEachEngine('3DS API', (service) => {
     const ok = await authenticate(service(), m, CARDS.approved);
     const pay = (body: unknown, token = m.token) => service().post('/checkout/3ds/payment', body, { token });
 
-    const foreign = await pay({ id: ok.body.id, paymentToken: ok.body.paymentToken }, other.token);
+    const foreign = await pay(await payBody(service(), ok.body), other.token);
     expect([foreign.status, foreign.body.errors[0].code]).toEqual([404, '06.03.0001']);
-    const mismatch = await pay({ id: ok.body.id, paymentToken: '00000000-0000-4000-8000-000000000000' });
+    const mismatch = await pay({ ...(await payBody(service(), ok.body)), paymentToken: '00000000-0000-4000-8000-000000000000' });
     expect([mismatch.status, mismatch.body.errors[0].code]).toEqual([400, '06.03.0002']);
-    const malformed = await pay({ id: 'not-an-id', paymentToken: 'x' });
+    const malformed = await pay({ id: 'not-an-id', paymentToken: 'x', amount: '150.50', reference_id: 'order-1' });
     expect([malformed.status, malformed.body.errors[0].code]).toEqual([404, '06.03.0001']);
 
     const challenge = await authenticate(service(), m, CARDS.challenge);
     expect(challenge.body).toEqual({ id: expect.any(String), status: 'CHALLENGE', challengeUrl: `/3ds/challenges/${challenge.body.id}` });
-    const pending = await pay({ id: challenge.body.id, paymentToken: (await tokenOf(service(), challenge.body.id)) ?? '' });
+    const pending = await pay(await payBody(service(), { id: challenge.body.id, paymentToken: (await tokenOf(service(), challenge.body.id)) ?? '' }));
     expect([pending.status, pending.body.errors[0].code]).toEqual([422, '06.03.0003']);
 
     for (const [card, status] of [
@@ -155,7 +156,7 @@ describeEachEngine('3DS API', (service) => {
     ] as const) {
       const failed = await authenticate(service(), m, card);
       expect(failed.body.status).toBe(status);
-      const refused = await pay({ id: failed.body.id, paymentToken: (await tokenOf(service(), failed.body.id)) ?? '' });
+      const refused = await pay(await payBody(service(), { id: failed.body.id, paymentToken: (await tokenOf(service(), failed.body.id)) ?? '' }));
       expect([refused.status, refused.body.errors[0].code]).toEqual([422, '06.03.0004']);
     }
     // Cards that cannot authenticate are not kept in the vault.
@@ -176,12 +177,148 @@ describeEachEngine('3DS API', (service) => {
     expect(answer.body).toEqual({ id: challenge.body.id, status: 'SUCCESS', paymentToken: expect.any(String) });
     const twice = await service().post(challenge.body.challengeUrl, { code: '123456' });
     expect([twice.status, twice.body.errors[0].code]).toEqual([409, '06.02.0002']);
-    const paid = await service().post('/checkout/3ds/payment', { id: answer.body.id, paymentToken: answer.body.paymentToken }, { token: m.token });
+    const paid = await service().post('/checkout/3ds/payment', await payBody(service(), answer.body), { token: m.token });
     expect(paid.status).toBe(200);
     const unknown = await service().get('/3ds/challenges/00000000-0000-4000-8000-000000000000');
     expect([unknown.status, unknown.body.errors[0].code]).toEqual([404, '06.02.0001']);
   });
+
+  it("pays only the merchant's own amount and reference: a mismatch is a 400 and leaves the authentication usable", async () => {
+    const m = await service().merchant();
+    const auth = await authenticate(service(), m, CARDS.frictionless);
+    const body = await payBody(service(), auth.body);
+    const pay = (override: Record<string, unknown>) => service().post('/checkout/3ds/payment', { ...body, ...override }, { token: m.token });
+    // The browser authenticated 150.50; a page tampered to send 1.00 does not change what is charged.
+    const cheaper = await pay({ amount: '1.00' });
+    expect([cheaper.status, cheaper.body.errors[0].code]).toEqual([400, '06.03.0007']);
+    const otherOrder = await pay({ reference_id: 'another-order' });
+    expect([otherOrder.status, otherOrder.body.errors[0].code]).toEqual([400, '06.03.0008']);
+    const garbled = await pay({ amount: '150,50' });
+    expect([garbled.status, garbled.body.errors[0].code]).toEqual([400, '00.01.0003']);
+    const missing = await service().post('/checkout/3ds/payment', { id: body.id, paymentToken: body.paymentToken }, { token: m.token });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { description: string }) => e.description.split(':')[0]).sort()).toEqual(['amount', 'reference_id']);
+    const paid = await pay({ amount: '150.5' });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.totals.amount).toBe(150.5);
+  });
+
+  it('expires an authentication an hour after it succeeded', async () => {
+    const m = await service().merchant();
+    const auth = await authenticate(service(), m, CARDS.frictionless);
+    const body = await payBody(service(), auth.body);
+    expect((await service().post('/sandbox/clock/advance', { seconds: 3601 }, { token: m.token })).status).toBe(200);
+    const late = await service().post('/checkout/3ds/payment', body, { token: m.token });
+    expect([late.status, late.body.errors[0].code]).toEqual([422, '06.03.0006']);
+  });
+
+  it('answers a card whose verification fails exactly like a good card, and refuses its payment to the merchant only', async () => {
+    const m = await service().merchant();
+    const good = await authenticate(service(), m, CARDS.approved);
+    const wrongCvv = await authenticate(service(), m, '4000000000000127');
+    expect(wrongCvv.status).toBe(good.status);
+    expect(Object.keys(wrongCvv.body).sort()).toEqual(Object.keys(good.body).sort());
+    expect(wrongCvv.body).toEqual({ id: expect.any(String), status: 'SUCCESS', paymentToken: expect.any(String) });
+    const refused = await service().post('/checkout/3ds/payment', await payBody(service(), wrongCvv.body), { token: m.token });
+    expect([refused.status, refused.body.errors[0].code]).toEqual([422, '06.03.0009']);
+    const cards = await service().ctx.db.selectFrom('cards').select('last4').where('merchant_id', '=', m.merchant_id).execute();
+    expect(cards.map((c) => c.last4)).toEqual(['4444']);
+  });
+
+  it("verifies a DEBITCARD sendPayment's 3DS data against the authentication that issued it", async () => {
+    const m = await service().merchant();
+    const other = await service().merchant('Other shop');
+    const auth = await service().post(
+      '/3ds/authentications',
+      { contractId: m.contract_id, env: 'SANDBOX', ...authRequest(CARDS.frictionless, { paymentMethod: { type: 'DEBIT_CARD', card: { number: CARDS.frictionless, expMonth: '12', expYear: '2035', cvv: '123', holder: { name: 'MARIA SILVA' } } } }) },
+    );
+    expect(auth.body.status).toBe('SUCCESS');
+    const row = await service().ctx.db.selectFrom('three_ds_authentications').selectAll().where('id', '=', auth.body.id).executeTakeFirstOrThrow();
+    // The data Colibri's 3DS server issued, as a merchant would receive it from a 3DS integration.
+    const issued = { cavv: service().ctx.cardCipher.decrypt(row.cavv_key_id ?? '', row.cavv_ciphertext ?? ''), eci: row.eci ?? '', version: row.version ?? '', dstrans_id: row.dstrans_id ?? '' };
+    const body = (overrides: Record<string, unknown> = {}) => ({
+      contract_id: m.contract_id,
+      reference_id: 'debit-1',
+      public_person_id: row.person_id,
+      public_card_id: row.card_id,
+      payment: { amount: '150.50', method: 'DEBITCARD', asset: 'BRL', installments: 1 },
+      authentication: issued,
+      ...overrides,
+    });
+    const send = (b: unknown, token = m.token) => service().post('/checkout/sendPayment', b, { token });
+    const refusal = async (b: unknown, field: string, token = m.token) => {
+      const response = await send(b, token);
+      expect(response.status, JSON.stringify(b)).toBe(400);
+      expect(response.body.errors).toEqual([{ code: '00.04.0014', description: expect.stringMatching(new RegExp(`^authentication\\.${field}: `)) }]);
+    };
+    await refusal(body({ authentication: { ...issued, dstrans_id: '2f1e8a52-5d3a-4c8e-9f51-0a7b3c9d1e22' } }), 'dstrans_id');
+    await refusal(body({ authentication: { ...issued, cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=' } }), 'cavv');
+    await refusal(body({ authentication: { ...issued, eci: '07' } }), 'eci');
+    await refusal(body({ payment: { amount: '1.00', method: 'DEBITCARD', asset: 'BRL', installments: 1 } }), 'dstrans_id');
+    const otherCard = await customerWithCard(service(), m);
+    await refusal(body({ public_person_id: otherCard.personId, public_card_id: otherCard.cardId }), 'dstrans_id');
+    const otherIds = await customerWithCard(service(), other);
+    await refusal(body({ contract_id: other.contract_id, public_person_id: otherIds.personId, public_card_id: otherIds.cardId }), 'dstrans_id', other.token);
+
+    const paid = await send(body());
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const details = await waitForStatus(service(), m, paid.body.payment_token, settled);
+    expect(details.general_info.transaction_status).toBe('PAID');
+    await refusal(body({ reference_id: 'debit-2' }), 'dstrans_id');
+    const used = await service().ctx.db.selectFrom('three_ds_authentications').select(['status', 'cavv_ciphertext']).where('id', '=', auth.body.id).executeTakeFirstOrThrow();
+    expect(used).toEqual({ status: 'USED', cavv_ciphertext: null });
+  });
 });
+
+describeEachEngine(
+  '3DS authentication limits',
+  (service) => {
+    it('limits authentications per address and per contract, with 429 and Retry-After', async () => {
+      const m = await service().merchant();
+      const from = (address: string) => postFrom(service().baseUrl, '/3ds/authentications', { contractId: m.contract_id, env: 'SANDBOX', ...authRequest(CARDS.unenrolled) }, address);
+      const first = [await from('127.0.70.1'), await from('127.0.70.1'), await from('127.0.70.1')];
+      expect(first.map((r) => r.status)).toEqual([200, 200, 200]);
+      const limited = await from('127.0.70.1');
+      expect(limited.status).toBe(429);
+      expect(limited.body.errors).toEqual([{ code: '06.01.0005', description: expect.any(String) }]);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(limited.headers['access-control-allow-origin']).toBe('*');
+      // Another address may call, until the contract's own limit (5) is spent.
+      expect((await from('127.0.70.2')).status).toBe(200);
+      expect((await from('127.0.70.3')).status).toBe(200);
+      expect((await from('127.0.70.4')).status).toBe(429);
+      const other = await service().merchant('Other shop');
+      const otherContract = await postFrom(service().baseUrl, '/3ds/authentications', { contractId: other.contract_id, env: 'SANDBOX', ...authRequest(CARDS.unenrolled) }, '127.0.70.5');
+      expect(otherContract.status).toBe(200);
+    });
+  },
+  { env: { COLIBRI_3DS_LIMIT_PER_ADDRESS: '3', COLIBRI_3DS_LIMIT_PER_CONTRACT: '5' } },
+);
+
+/** A JSON POST from a given loopback address, so limits see distinct client addresses over real sockets. */
+function postFrom(baseUrl: string, path: string, body: unknown, localAddress: string): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, baseUrl), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text), headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * The body of `POST /checkout/3ds/payment`: the library's id and paymentToken with the merchant's own
+ * order (amount and reference), which the merchant's server knows; here it is read from the
+ * authentication the test started, and the tests that send another order say so.
+ */
+async function payBody(service: TestService, result: { id: string; paymentToken: string }) {
+  const row = await service.ctx.db.selectFrom('three_ds_authentications').select(['amount_minor', 'reference_id']).where('id', '=', result.id).executeTakeFirst();
+  return { id: result.id, paymentToken: result.paymentToken, amount: formatAmount(row?.amount_minor ?? 0n, 2), reference_id: row?.reference_id ?? 'unknown' };
+}
 
 async function tokenOf(service: TestService, id: string): Promise<string | undefined> {
   const row = await service.ctx.db.selectFrom('three_ds_authentications').select('payment_token').where('id', '=', id).executeTakeFirst();
@@ -252,7 +389,7 @@ for (const engine of ENGINES) {
     const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${engine}-${name}.png` });
 
     async function settlesPaid(result: { id: string; paymentToken: string }) {
-      const paid = await service.post('/checkout/3ds/payment', { id: result.id, paymentToken: result.paymentToken }, { token: merchant.token });
+      const paid = await service.post('/checkout/3ds/payment', await payBody(service, result), { token: merchant.token });
       expect(paid.status, JSON.stringify(paid.body)).toBe(200);
       expect(paid.body.payment_token).toBe(result.paymentToken);
       const details = await waitForStatus(service, merchant, paid.body.payment_token, settled);
@@ -266,7 +403,7 @@ for (const engine of ENGINES) {
       expect(result).toEqual({ status: 'SUCCESS', id: expect.any(String), paymentToken: expect.any(String) });
       expect(events).toEqual([{ name: 'onSuccess', data: { id: result.id, paymentToken: result.paymentToken } }]);
       await settlesPaid(result);
-      const again = await service.post('/checkout/3ds/payment', { id: result.id, paymentToken: result.paymentToken }, { token: merchant.token });
+      const again = await service.post('/checkout/3ds/payment', await payBody(service, result), { token: merchant.token });
       expect([again.status, again.body.errors[0].code]).toEqual([409, '06.03.0005']);
     });
 
@@ -294,7 +431,7 @@ for (const engine of ENGINES) {
       await shot('challenge-failed');
       expect(result).toEqual({ status: 'UNENROLLED', id: expect.any(String) });
       expect(events).toEqual([{ name: 'onUnenrolled', data: null }]);
-      const refused = await service.post('/checkout/3ds/payment', { id: result.id, paymentToken: (await tokenOf(service, result.id)) ?? '' }, { token: merchant.token });
+      const refused = await service.post('/checkout/3ds/payment', await payBody(service, { id: result.id, paymentToken: (await tokenOf(service, result.id)) ?? '' }), { token: merchant.token });
       expect([refused.status, refused.body.errors[0].code]).toEqual([422, '06.03.0004']);
     });
 
@@ -310,6 +447,44 @@ for (const engine of ENGINES) {
         expect(events.map((e) => e.name)).toEqual([event]);
         if (status === 'ERROR') expect(events[0]?.data).toEqual({ code: 'AUTHENTICATION_ERROR', message: expect.any(String) });
       }
+    });
+
+    it("encrypts a card in the shopper's browser: the merchant's server relays only ciphertext to POST /checkout/card", async () => {
+      const before = colibriRequests.length;
+      const encrypt = (card: unknown) => page.evaluate((c) => (window as any).Colibri.encryptCard(c), card) as Promise<{ hasErrors: boolean; encryptedCard?: string; errors: { field: string; message: string }[] }>;
+      const result = await encrypt({ number: '4111 1111 1111 1111', cvv: '123', expMonth: '12', expYear: '2035', holder: 'MARIA SILVA' });
+      expect(result.hasErrors).toBe(false);
+      const jwe = result.encryptedCard ?? '';
+      expect(jwe.split('.')).toHaveLength(5);
+      expect(JSON.parse(Buffer.from(jwe.split('.')[0] ?? '', 'base64url').toString())).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: expect.stringMatching(/^ce_/) });
+      expect(jwe).not.toContain('4111111111111111');
+      // The browser fetched the merchant's public key and sent the card nowhere.
+      expect(colibriRequests.slice(before)).toEqual([`GET /checkout/card-encryption-key/${merchant.contract_id}`]);
+      const again = await encrypt({ number: '5555555555554444', cvv: '321', expMonth: '07', expYear: '2031', holder: 'MARIA SILVA' });
+      expect(again.hasErrors).toBe(false);
+      expect(colibriRequests.slice(before)).toHaveLength(1);
+
+      // The merchant's server: it holds only the ciphertext.
+      const person = await service.post('/checkout/person', { name: 'Maria Silva', email: 'maria@example.com', tax_id: VALID_CPF, tax_id_type: 'CPF' }, { token: merchant.token });
+      for (const [encrypted, masked] of [
+        [jwe, '411111******1111'],
+        [again.encryptedCard ?? '', '555555******4444'],
+      ] as const) {
+        const card = await service.post('/checkout/card', { public_person_id: person.body.public_person_id, encrypted_card: encrypted }, { token: merchant.token });
+        expect(card.status, JSON.stringify(card.body)).toBe(200);
+        expect(card.body).toMatchObject({ public_card_status: 'ACTIVE', masked_number: masked });
+      }
+
+      const invalid = await encrypt({ number: '4111111111111112', cvv: '12', expMonth: '13' });
+      expect(invalid).toEqual({
+        hasErrors: true,
+        errors: [
+          { field: 'number', message: expect.any(String) },
+          { field: 'cvv', message: expect.any(String) },
+          { field: 'expMonth', message: expect.any(String) },
+        ],
+      });
+      await shot('encrypt-card');
     });
 
     it('names every failing field and sends nothing when the request breaks the rules', async () => {

@@ -10,19 +10,34 @@ export const USER_CACHE_TTL_MS = 5_000;
 /** Bound of the cache, so memory stays flat whatever the traffic. */
 const USER_CACHE_LIMIT = 10_000;
 
-type UserRow = Selectable<UsersTable>;
+type UserRow = Selectable<UsersTable> & { merchant_enabled: boolean };
 
 /**
- * Checks API keys and secrets. An unknown key, a wrong secret and a disabled user all give the same
- * `null`, so the answer reveals nothing about which keys exist.
+ * Checks API keys and secrets. An unknown key, a wrong secret, a disabled user and a user of a
+ * disabled merchant all give the same `null`, so the answer reveals nothing about which keys exist.
+ * After a rotation (`POST /auth/secret/rotate`) the previous secret keeps working until its grace
+ * period ends.
  *
  * The user row of a key that authenticated is kept for {@link USER_CACHE_TTL_MS}: a merchant's servers
  * that all fetch tokens at once cost one database read, not one each. The secret is still compared
- * with the stored hash on every call, so a wrong secret is refused from the cache too. Colibri has no
- * API that changes a user row after creation; a row changed in the database directly (a user disabled
- * by an operator) is seen within the TTL, well inside the 5 minutes its already issued tokens live.
- * Unknown keys are never cached, so a key created by another process authenticates at once.
+ * with the stored hash on every call, so a wrong secret is refused from the cache too; a secret that
+ * does not match the cached row is checked once more against a fresh read, so a secret rotated by
+ * another process works at once. A disabled user or merchant is seen within the TTL (tokens already
+ * issued are refused by auth/access-list.ts). Unknown keys are never cached, so a key created by
+ * another process authenticates at once.
  */
+/**
+ * Whether a secret is the row's current one, or its previous one within the grace period. Both hashes
+ * are compared every time (an unknown key against a placeholder), so timing tells nothing apart.
+ */
+function secretOf(row: UserRow | undefined, apiSecret: string, now: number): boolean {
+  const current = secretMatches(apiSecret, row?.api_secret_hash ?? UNKNOWN_KEY_HASH);
+  const previous = secretMatches(apiSecret, row?.previous_api_secret_hash ?? UNKNOWN_KEY_HASH);
+  const expiresAt = row?.previous_api_secret_expires_at;
+  const graceOpen = expiresAt instanceof Date && expiresAt.getTime() > now;
+  return row !== undefined && (current || (previous && graceOpen));
+}
+
 export class Authenticator {
   private readonly users = new Map<string, { row: UserRow; expiresAt: number }>();
 
@@ -30,19 +45,39 @@ export class Authenticator {
 
   /** @example const user = await authenticator.authenticate('ck_…', 'cs_…'); */
   async authenticate(apiKey: string, apiSecret: string, now = Date.now()): Promise<UserResource | null> {
-    const row = await this.findUser(apiKey, now);
-    // The secret is hashed and compared even for an unknown key, so timing does not tell keys apart.
-    const matches = secretMatches(apiSecret, row?.api_secret_hash ?? UNKNOWN_KEY_HASH);
-    if (!row || !matches || !row.enabled) return null;
+    const cached = this.cachedUser(apiKey, now);
+    let row = cached ?? (await this.readUser(apiKey));
+    let matches = secretOf(row, apiSecret, now);
+    if (cached && !matches) {
+      this.users.delete(apiKey);
+      row = await this.readUser(apiKey);
+      matches = secretOf(row, apiSecret, now);
+    }
+    if (!row || !matches || !row.enabled || !row.merchant_enabled) return null;
     this.remember(apiKey, row, now);
     return toUserResource(row);
   }
 
-  private async findUser(apiKey: string, now: number): Promise<UserRow | undefined> {
+  /** Drops a key's cached row (after this process changed it). @example authenticator.forget(apiKey) */
+  forget(apiKey: string): void {
+    this.users.delete(apiKey);
+  }
+
+  private cachedUser(apiKey: string, now: number): UserRow | undefined {
     const hit = this.users.get(apiKey);
     if (hit && hit.expiresAt > now) return hit.row;
     if (hit) this.users.delete(apiKey);
-    return this.db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+    return undefined;
+  }
+
+  private readUser(apiKey: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .innerJoin('merchants', 'merchants.id', 'users.merchant_id')
+      .selectAll('users')
+      .select('merchants.enabled as merchant_enabled')
+      .where('users.api_key', '=', apiKey)
+      .executeTakeFirst();
   }
 
   private remember(apiKey: string, row: UserRow, now: number): void {

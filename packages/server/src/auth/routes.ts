@@ -1,11 +1,12 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
-import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../context';
+import { principalOf, type App, type AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
+import { consumeOrRefuse, limiterKey, refuseIfSpent, sharedLimiter, SWEEPER_NAME } from '../lib/shared-limiter';
 import { Authenticator } from './authenticate';
+import { rotateApiSecret } from './rotate-secret';
 import { UserResourceSchema } from './user-resource';
 
 const AuthBody = Type.Object({
@@ -19,27 +20,34 @@ const AuthResponse = Type.Object({
   version: Type.String({ description: 'Version of the service' }),
 });
 
+/** `POST /auth/secret/rotate`'s answer: the new secret, shown only here. */
+const RotatedSecret = Type.Object(
+  {
+    api_key: Type.String({ description: 'Unchanged' }),
+    api_secret: Type.String({ description: 'The new secret; shown only here, only its hash is stored' }),
+    previous_secret_expires_at: Type.String({ format: 'date-time', description: 'Until when the replaced secret still authenticates' }),
+  },
+  { title: 'Rotated API secret' },
+);
+
 /**
  * `POST /auth`: the spec sends `apiKey` and `apiSecret` as form-data; urlencoded and JSON bodies are
  * accepted too. Form parsers are registered in this route's own scope so no other endpoint takes
- * form bodies. Attempts are limited per client address (before the body is read) and per API key
- * (after), so neither a single address nor a botnet can guess one key's secret.
+ * form bodies.
+ *
+ * Limits (docs/security.md, "Login limits") count failures, not successes: per API key and client
+ * address, and per client address whatever the key. A merchant whose servers log in often is never
+ * refused for succeeding, and another address's failures never lock the key's owner out: API secrets
+ * are 256-bit random values, so guessing one is hopeless and the per-address counters only keep a
+ * prober busy. Successes have a high ceiling of their own against runaway clients. The counters are
+ * shared by every process of the database (lib/shared-limiter.ts).
  */
 export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<void> {
   const authenticator = new Authenticator(ctx.db);
-  // Two independent limiters (the plugin's route hook runs only one limit per request).
-  const limitPerAddress = app.createRateLimit({ max: ctx.config.authRateLimitPerIp, timeWindow: 60_000 });
-  const limitPerKey = app.createRateLimit({
-    max: ctx.config.authRateLimitPerKey,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `auth-key:${String((request.body as { apiKey?: unknown } | undefined)?.apiKey ?? '')}`,
-  });
-  const enforce = (limiter: typeof limitPerKey) => async (request: FastifyRequest) => {
-    const result = await limiter(request);
-    if (!result.isAllowed && result.isExceeded) {
-      throw new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, result.ttlInSeconds) });
-    }
-  };
+  const limits = ctx.config.limits;
+  const failuresPerKeyAndAddress = sharedLimiter(ctx.db, ctx.engine, { name: 'auth-fail-ka', points: limits.authFailuresPerKeyAndAddress, windowSeconds: limits.authFailureWindowSeconds });
+  const failuresPerAddress = sharedLimiter(ctx.db, ctx.engine, { name: SWEEPER_NAME, points: limits.authFailuresPerAddress, windowSeconds: limits.authFailureWindowSeconds });
+  const successesPerKey = sharedLimiter(ctx.db, ctx.engine, { name: 'auth-ok-key', points: limits.authSuccessesPerKeyPerMinute, windowSeconds: 60 });
 
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 8192 });
@@ -51,11 +59,9 @@ export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<voi
       '/auth',
       {
         config: { auth: 'public' },
-        onRequest: enforce(limitPerAddress),
-        preHandler: enforce(limitPerKey),
         schema: {
           summary: 'Obtain an access token',
-          description: 'Exchanges an API key and secret for an access token that lives 5 minutes.',
+          description: 'Exchanges an API key and secret for an access token that lives 5 minutes. Failed attempts are limited per key and address and per address.',
           tags: ['Authentication'],
           consumes: ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/json'],
           body: AuthBody,
@@ -64,11 +70,36 @@ export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<voi
       },
       async (request) => {
         const { apiKey, apiSecret } = request.body as { apiKey: string; apiSecret: string };
+        const keyAndAddress = limiterKey(apiKey, request.ip);
+        const address = limiterKey(request.ip);
+        await Promise.all([refuseIfSpent(failuresPerAddress, address), refuseIfSpent(failuresPerKeyAndAddress, keyAndAddress)]);
         const user = await authenticator.authenticate(apiKey, apiSecret);
-        if (!user) throw new ApiError('ACCESS_DENIED');
+        if (!user) {
+          await Promise.all([failuresPerAddress.penalty(address), failuresPerKeyAndAddress.penalty(keyAndAddress)]);
+          throw new ApiError('ACCESS_DENIED');
+        }
+        await consumeOrRefuse(successesPerKey, limiterKey(apiKey));
         const token = await ctx.tokens.issue({ userId: user.id, merchantId: user.merchant_id });
         return { token, user, version: ctx.version };
       },
     );
   });
+
+  app.post(
+    '/auth/secret/rotate',
+    {
+      schema: {
+        summary: "Rotate the caller's API secret",
+        description:
+          'Issues a new API secret for the calling API user. The replaced secret keeps authenticating for the grace period (COLIBRI_API_SECRET_GRACE_SECONDS, default 24 hours), so servers can be moved to the new one without downtime; a second rotation ends the first one\'s grace at once.',
+        tags: ['Authentication'],
+        response: { 200: RotatedSecret, ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const rotated = await rotateApiSecret(ctx.db, principalOf(request).userId, ctx.config.apiSecretGraceSeconds);
+      authenticator.forget(rotated.api_key);
+      return rotated;
+    },
+  );
 }

@@ -1,6 +1,8 @@
 import { randomBytes, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import type { CardCipher } from '../vault/card-cipher';
 
 /** Who is calling: the API user and the merchant it belongs to. */
 export interface Principal {
@@ -10,19 +12,71 @@ export interface Principal {
 
 /** The spec: "A token lives 5 minutes." */
 export const TOKEN_TTL_SECONDS = 300;
+/** How far ahead of this process's clock a token's issue time may be (another process's clock). */
+const CLOCK_SKEW_SECONDS = 60;
+
+/** A fresh key id. @example newKid() // 'k_Hc2…' */
+function newKid(): string {
+  return `k_${randomBytes(9).toString('base64url')}`;
+}
 
 const ALGORITHM = 'HS256';
 const ISSUER = 'colibri';
 const AUDIENCE = 'colibri-api';
-const SIGNING_KEY_SETTING = 'token_signing_key';
 /** Bound of each token cache, so memory stays flat whatever the traffic. */
 const CACHE_LIMIT = 10_000;
+/** How often a process looks for a signing key rotated by another process. */
+const KEY_RELOAD_MS = 60_000;
+/** A token with an unknown key id makes the process look for new keys at most this often. */
+const UNKNOWN_KID_RELOAD_MS = 1_000;
+/** A key superseded longer ago than this is deleted: every token it signed has expired by then. */
+const RETIRED_KEY_KEEP_MS = 2 * TOKEN_TTL_SECONDS * 1000;
+
+/** A signing key and its id, as the token header names it. */
+interface SigningKey {
+  readonly kid: string;
+  readonly key: CryptoKey;
+}
+
+/** Where signing keys come from: the database (encrypted with the master key) or the configuration. */
+type KeySource =
+  | { readonly kind: 'database'; readonly db: Db; readonly cipher: Pick<CardCipher, 'encrypt' | 'decrypt' | 'currentKeyId'> }
+  | { readonly kind: 'configured'; readonly keys: readonly { kid: string; secret: Buffer }[] };
 
 /**
- * Access tokens are JWTs signed with HMAC-SHA256 under a key kept in the database, so every process
- * serving one database issues and accepts the same tokens. Verification pins the algorithm, issuer
- * and audience: `alg: none`, other algorithms, tampered payloads and tokens signed with any other key
- * are refused.
+ * Parses `COLIBRI_TOKEN_SIGNING_KEYS`: comma-separated `kid:base64key` pairs, the first of which signs.
+ * @example parseSigningKeys('k2:q83…=,k1:Zx0…=') // [{ kid: 'k2', secret }, { kid: 'k1', secret }]
+ */
+export function parseSigningKeys(value: string): { kid: string; secret: Buffer }[] {
+  return value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const colon = pair.indexOf(':');
+      const kid = pair.slice(0, colon);
+      const secret = Buffer.from(pair.slice(colon + 1), 'base64');
+      if (colon < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(kid)) throw new Error('COLIBRI_TOKEN_SIGNING_KEYS: each key is kid:base64, the kid of letters, digits, - and _');
+      if (secret.length < 32) throw new Error(`COLIBRI_TOKEN_SIGNING_KEYS: key ${kid} must have at least 32 bytes`);
+      return { kid, secret };
+    });
+}
+
+function importKey(secret: Buffer): Promise<CryptoKey> {
+  return webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+}
+
+/**
+ * Access tokens are JWTs signed with HMAC-SHA256. Every token names its signing key in the `kid`
+ * header; keys are either supplied by configuration (`COLIBRI_TOKEN_SIGNING_KEYS`) or kept in the
+ * database encrypted with the master key, so a copy of the database alone cannot mint tokens, while
+ * every process serving one database issues and accepts the same tokens. Keys rotate: the newest key
+ * signs, older keys verify until the tokens they signed have expired.
+ *
+ * Verification pins the algorithm, issuer and audience, and refuses a token whose key id is unknown
+ * or whose lifetime (exp − iat) exceeds 5 minutes: a token minted with a stolen key for a year is
+ * refused like a forged one. `alg: none`, other algorithms, tampered payloads and tokens signed with
+ * any other key are refused.
  */
 export class TokenService {
   /**
@@ -34,23 +88,94 @@ export class TokenService {
   /** Tokens issued in the current second: the same principal and second give the same token anyway. */
   private issuedSecond = 0;
   private readonly issued = new Map<string, string>();
+  private keys = new Map<string, CryptoKey>();
+  private current: SigningKey;
+  private loadedAt = 0;
+  private reloading: Promise<void> | null = null;
 
-  private constructor(private readonly key: CryptoKey) {}
+  private constructor(private readonly source: KeySource, loaded: { keys: Map<string, CryptoKey>; current: SigningKey }) {
+    this.keys = loaded.keys;
+    this.current = loaded.current;
+    this.loadedAt = Date.now();
+  }
 
   /**
-   * Loads the signing key, creating it on first use. Concurrent first starts agree on one key because
-   * the insert yields to whichever row landed first.
-   * @example const tokens = await TokenService.load(db);
+   * Loads the signing keys: the configured ones, or the database's, creating the first key on first
+   * use. Concurrent first starts agree on one key because only an empty table takes the first key.
+   * @example const tokens = await TokenService.load(db, cardCipher, config.tokenSigningKeys);
    */
-  static async load(db: Db): Promise<TokenService> {
-    await db
-      .insertInto('settings')
-      .values({ key: SIGNING_KEY_SETTING, value: randomBytes(32).toString('base64') })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    const row = await db.selectFrom('settings').select('value').where('key', '=', SIGNING_KEY_SETTING).executeTakeFirstOrThrow();
-    const key = await webcrypto.subtle.importKey('raw', Buffer.from(row.value, 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-    return new TokenService(key);
+  static async load(db: Db, cipher: Pick<CardCipher, 'encrypt' | 'decrypt' | 'currentKeyId'>, configured?: string): Promise<TokenService> {
+    const source: KeySource = configured ? { kind: 'configured', keys: parseSigningKeys(configured) } : { kind: 'database', db, cipher };
+    if (source.kind === 'database') {
+      const secret = randomBytes(32);
+      const { keyId, ciphertext } = cipher.encrypt(secret.toString('base64'));
+      // Inserted only into an empty table, so two processes starting together keep one first key.
+      await sql`
+        insert into token_signing_keys (kid, key_ciphertext, master_key_id)
+        select ${newKid()}, ${ciphertext}, ${keyId}
+        where not exists (select 1 from token_signing_keys)
+        on conflict (kid) do nothing`.execute(db);
+    }
+    return new TokenService(source, await TokenService.readKeys(source));
+  }
+
+  /** The id of the key that signs new tokens. @example tokens.currentKeyId // 'k_4f…' */
+  get currentKeyId(): string {
+    return this.current.kid;
+  }
+
+  /**
+   * Adds a new signing key, which signs from now on, and deletes keys superseded long enough ago that
+   * no token they signed is still alive. Other processes pick the new key up within a minute (and at
+   * once when they meet a token it signed). Only keys kept in the database rotate here; configured
+   * keys rotate by changing the configuration.
+   * @example const kid = await tokens.rotate();
+   */
+  async rotate(): Promise<string> {
+    if (this.source.kind !== 'database') throw new Error('token signing keys are configured (COLIBRI_TOKEN_SIGNING_KEYS); rotate them there');
+    const { db, cipher } = this.source;
+    const kid = newKid();
+    const { keyId, ciphertext } = cipher.encrypt(randomBytes(32).toString('base64'));
+    await db.insertInto('token_signing_keys').values({ kid, key_ciphertext: ciphertext, master_key_id: keyId }).execute();
+    await sql`
+      delete from token_signing_keys as old
+      where exists (select 1 from token_signing_keys as newer
+                    where newer.created_at > old.created_at and newer.created_at < now() - ${`${RETIRED_KEY_KEEP_MS} milliseconds`}::interval)`.execute(db);
+    // A read already in flight may predate the insert: wait for it, then read again.
+    await this.reloading?.catch(() => undefined);
+    await this.reload();
+    return kid;
+  }
+
+  private static async readKeys(source: KeySource): Promise<{ keys: Map<string, CryptoKey>; current: SigningKey }> {
+    const secrets =
+      source.kind === 'configured'
+        ? source.keys
+        : (await source.db.selectFrom('token_signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid', 'desc').execute()).map((row) => ({
+            kid: row.kid,
+            secret: Buffer.from(source.cipher.decrypt(row.master_key_id, row.key_ciphertext), 'base64'),
+          }));
+    const first = secrets[0];
+    if (!first) throw new Error('no token signing key is configured');
+    const keys = new Map<string, CryptoKey>();
+    for (const { kid, secret } of secrets) keys.set(kid, await importKey(secret));
+    const currentKey = keys.get(first.kid);
+    if (!currentKey) throw new Error('invariant: the current signing key was imported');
+    return { keys, current: { kid: first.kid, key: currentKey } };
+  }
+
+  /** Reads the keys again; concurrent callers share one read. */
+  private reload(): Promise<void> {
+    this.reloading ??= TokenService.readKeys(this.source)
+      .then((loaded) => {
+        this.keys = loaded.keys;
+        this.current = loaded.current;
+        this.loadedAt = Date.now();
+      })
+      .finally(() => {
+        this.reloading = null;
+      });
+    return this.reloading;
   }
 
   /** @example const token = await tokens.issue({ userId, merchantId }); */
@@ -62,14 +187,16 @@ export class TokenService {
     const cacheKey = `${principal.userId}|${principal.merchantId}`;
     const cached = this.issued.get(cacheKey);
     if (cached) return cached;
+    // A key rotated by another process is picked up in the background; this token uses the current one.
+    if (Date.now() - this.loadedAt > KEY_RELOAD_MS && !this.reloading) this.reload().catch(() => undefined);
     const token = await new SignJWT({ mid: principal.merchantId })
-      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT', kid: this.current.kid })
       .setSubject(principal.userId)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
       .setIssuedAt(nowSeconds)
       .setExpirationTime(nowSeconds + TOKEN_TTL_SECONDS)
-      .sign(this.key);
+      .sign(this.current.key);
     if (this.issued.size < CACHE_LIMIT) this.issued.set(cacheKey, token);
     return token;
   }
@@ -80,8 +207,15 @@ export class TokenService {
     const known = this.verifiedBefore(token, nowSeconds);
     if (known !== undefined) return known;
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
-      if (typeof payload.sub !== 'string' || typeof payload.mid !== 'string' || typeof payload.exp !== 'number') return null;
+      const { payload } = await jwtVerify(token, (header) => this.keyOf(header.kid), {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        requiredClaims: ['iat', 'exp', 'sub'],
+      });
+      if (typeof payload.sub !== 'string' || typeof payload.mid !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+      // Colibri issues tokens for 5 minutes; a longer-lived token was not issued by Colibri.
+      if (payload.exp - payload.iat > TOKEN_TTL_SECONDS || payload.iat > nowSeconds + CLOCK_SKEW_SECONDS) return null;
       const principal = { userId: payload.sub, merchantId: payload.mid };
       this.remember(token, principal, payload.exp, nowSeconds);
       return principal;
@@ -89,6 +223,17 @@ export class TokenService {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
       throw error;
     }
+  }
+
+  /** The key a token names; an unknown key id makes this process look for new keys (at most once a second). */
+  private async keyOf(kid: string | undefined): Promise<CryptoKey> {
+    if (kid === undefined) throw new joseErrors.JWKSNoMatchingKey();
+    const known = this.keys.get(kid);
+    if (known) return known;
+    if (Date.now() - this.loadedAt >= UNKNOWN_KID_RELOAD_MS) await this.reload();
+    const found = this.keys.get(kid);
+    if (!found) throw new joseErrors.JWKSNoMatchingKey();
+    return found;
   }
 
   /**

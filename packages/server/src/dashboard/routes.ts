@@ -68,7 +68,7 @@ const Amount = Type.Number({ exclusiveMinimum: 0, description: 'decimal amount, 
 export async function registerDashboardRoutes(app: App, ctx: AppContext, background: Background | undefined): Promise<void> {
   const authenticator = new Authenticator(ctx.db);
   const sessions = new WeakMap<FastifyRequest, DashboardSession>();
-  const limitSignIn = app.createRateLimit({ max: ctx.config.authRateLimitPerIp, timeWindow: 60_000, keyGenerator: (request) => `dashboard:${request.ip}` });
+  const limitSignIn = app.createRateLimit({ max: ctx.config.limits.authFailuresPerAddress, timeWindow: 60_000, keyGenerator: (request) => `dashboard:${request.ip}` });
   // Build the bundle while the service starts, so the first visit does not wait for it.
   loadDashboardAssets().catch((error: unknown) => app.log.error({ err: error }, 'the dashboard could not be built'));
 

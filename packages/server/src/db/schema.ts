@@ -22,6 +22,8 @@ export interface MerchantsTable {
   contract_id: string;
   payout_contract_id: string;
   webhook_secret: string;
+  /** A disabled merchant's tokens and logins are refused (auth/access-list.ts). */
+  enabled: Generated<boolean>;
   /** Sandbox clock: how far this merchant's clock runs ahead of the real one. */
   clock_offset_ms: Generated<bigint>;
   created_at: CreatedAt;
@@ -37,6 +39,27 @@ export interface UsersTable {
   api_key: string;
   /** SHA-256 of the API secret, hex. See auth/secrets.ts for why a fast hash is right here. */
   api_secret_hash: string;
+  /** The secret replaced by the last rotation stays valid until `previous_api_secret_expires_at`. */
+  previous_api_secret_hash: string | null;
+  previous_api_secret_expires_at: Date | null;
+  created_at: CreatedAt;
+}
+
+/** Token signing keys (auth/tokens.ts), encrypted with the master key whose id is kept beside them. */
+export interface TokenSigningKeysTable {
+  kid: string;
+  key_ciphertext: string;
+  master_key_id: string;
+  created_at: CreatedAt;
+}
+
+/** One RSA key pair per merchant for browser-side card encryption (vault/card-encryption-keys.ts). */
+export interface CardEncryptionKeysTable {
+  kid: string;
+  merchant_id: string;
+  public_jwk: string;
+  private_key_ciphertext: string;
+  master_key_id: string;
   created_at: CreatedAt;
 }
 
@@ -165,6 +188,8 @@ export interface Database extends PaymentTables, RefundTables, PayoutTables, Che
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;
+  token_signing_keys: TokenSigningKeysTable;
+  card_encryption_keys: CardEncryptionKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   events: EventsTable;

@@ -19,10 +19,18 @@ export function installAuthHook(app: App, ctx: AppContext): void {
     if (auth === 'admin') return done(isAdmin(request, ctx.adminToken) ? undefined : new ApiError('ADMIN_TOKEN_REQUIRED'));
     const header = request.headers['x-auth-token'];
     const token = Array.isArray(header) ? undefined : header;
-    const accept = (principal: Principal | null) => {
-      if (!principal) return done(new ApiError('ACCESS_DENIED'));
+    const admit = (principal: Principal, allowed: boolean) => {
+      if (!allowed) return done(new ApiError('ACCESS_DENIED'));
       request.principal = principal;
       done();
+    };
+    // A valid token of a disabled merchant or user is refused (auth/access-list.ts): that is what
+    // ends access within seconds, and what stops refresh tokens from chaining.
+    const accept = (principal: Principal | null) => {
+      if (!principal) return done(new ApiError('ACCESS_DENIED'));
+      const allowed = ctx.access.allows(principal);
+      if (allowed !== undefined) return admit(principal, allowed);
+      ctx.access.check(principal).then((checked) => admit(principal, checked), done);
     };
     if (!token) return accept(null);
     const known = ctx.tokens.verifiedBefore(token);

@@ -44,6 +44,7 @@ export const ERRORS = define({
   // 00.02 — authentication and authorisation
   ACCESS_DENIED: { code: '00.02.0001', status: 401, description: 'Access Denied' },
   ADMIN_TOKEN_REQUIRED: { code: '00.02.0002', status: 401, description: 'A valid admin bearer token is required.' },
+  TOKEN_KEYS_CONFIGURED: { code: '00.02.0003', status: 409, description: 'Token signing keys come from COLIBRI_TOKEN_SIGNING_KEYS; rotate them by changing that setting.' },
 
   // 00.03 — external systems
   EXTERNAL_API: { code: '00.03.0001', status: 502, description: 'There was an issue when contacting an external API, please contact support' },
@@ -62,6 +63,11 @@ export const ERRORS = define({
   CAPTURE_ABOVE_AUTHORIZED: { code: '00.04.0011', status: 400, description: 'amount: must be less than or equal to the pre-authorised amount.' },
   PRE_AUTHORIZATION_EXPIRED: { code: '00.04.0012', status: 422, description: 'The pre-authorisation is older than 5 days and was canceled.' },
   NOT_CANCELABLE: { code: '00.04.0013', status: 422, description: 'Only a PRE_AUTHORIZED payment can be canceled.' },
+  AUTHENTICATION_MISMATCH: {
+    code: '00.04.0014',
+    status: 400,
+    description: "authentication: the 3DS data does not match an unused successful authentication of Colibri's 3DS server for this merchant, card and amount; the description names the field.",
+  },
 
   // 00.05 — lookups
   NOT_FOUND: { code: '00.05.0001', status: 404, description: 'The resource does not exist or belongs to another merchant.' },
@@ -79,6 +85,12 @@ export const ERRORS = define({
   CARD_EXPIRY_INVALID: { code: '00.07.0005', status: 400, description: 'exp_month or exp_year is not a valid expiry date.' },
   CARD_CVV_INVALID: { code: '00.07.0006', status: 400, description: 'cvv: must be 3 digits, or 4 digits for AMERICAN_EXPRESS.' },
   CARD_VERIFICATION_FAILED: { code: '00.07.0007', status: 400, description: 'The processor declined the card verification (for example, a wrong CVV); nothing was stored.' },
+  CARD_ENCRYPTION_INVALID: {
+    code: '00.07.0020',
+    status: 400,
+    description: "encrypted_card: is not a card encrypted by Colibri.encryptCard with this merchant's published key (or it was altered).",
+  },
+  CARD_ENCRYPTION_CONFLICT: { code: '00.07.0021', status: 400, description: 'encrypted_card: send either the encrypted card or number and cvv, not both.' },
 
   // 01 — refunds
   REFUND_STATUS_NOT_ALLOWED: { code: '01.05.0030', status: 400, description: 'Current payment status does not allow refund' },
@@ -220,6 +232,10 @@ export const ERRORS = define({
   THREE_DS_NOT_AUTHENTICATED: { code: '06.03.0004', status: 422, description: 'The authentication did not succeed (unenrolled, not allowed, error or failed challenge); it cannot pay.' },
   THREE_DS_ALREADY_USED: { code: '06.03.0005', status: 409, description: 'The authentication already paid; each authentication pays once.' },
   THREE_DS_EXPIRED: { code: '06.03.0006', status: 422, description: 'The authentication is older than 1 hour; authenticate the card again.' },
+  THREE_DS_AMOUNT_MISMATCH: { code: '06.03.0007', status: 400, description: "amount: is not the amount the customer authenticated; send the merchant's own order amount." },
+  THREE_DS_REFERENCE_MISMATCH: { code: '06.03.0008', status: 400, description: "reference_id: is not the reference the customer authenticated; send the merchant's own order reference." },
+  THREE_DS_CARD_DECLINED: { code: '06.03.0009', status: 422, description: 'The processor declined the verification of the authenticated card; it cannot pay.' },
+  THREE_DS_RATE_LIMITED: { code: '06.01.0005', status: 429, description: 'Too many authentications from this address or for this contract; retry after the time given in the Retry-After header.' },
 
   // 07 — callbacks (docs/callbacks.md). 07.01: the event log, GET /webhooks/events and its retry.
   WEBHOOK_EVENT_NOT_FOUND: { code: '07.01.0001', status: 404, description: 'id: no event of this merchant has this id (another merchant\'s is not found either).' },

@@ -14,6 +14,7 @@ import { jsonParameter } from '../lib/json';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
 import { changeStatus, paymentEvent, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
+import { claimAuthentication } from '../three-ds/verify-authentication';
 import type { SendPaymentInput } from './schemas';
 
 /** The smallest card payment, in BRL cents (spec: "not less than 1.00 in BRL"). */
@@ -36,7 +37,7 @@ export async function sendPayment(
   ctx: AppContext,
   merchantId: string,
   input: SendPaymentInput,
-  options: { paymentToken?: string; idempotencyKey?: string | undefined } = {},
+  options: { paymentToken?: string; idempotencyKey?: string | undefined; authenticationClaimed?: boolean } = {},
 ): Promise<SendPaymentResult> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
@@ -83,38 +84,50 @@ export async function sendPayment(
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
   const now = clockAt(loaded.clockOffsetMs);
 
-  const payment = await batchers.insert({
-    merchantId,
-    contractId: input.contract_id,
-    referenceId: input.reference_id,
-    method: input.payment.method,
-    personId: person.id,
-    cardId: card.id,
-    originalMinor: parsed.minor,
-    originalCurrency: currency,
-    quote,
-    plan,
-    fees,
-    installments,
-    delayCapture: input.payment.delay_capture ?? false,
-    softDescriptor: input.payment.soft_descriptor ?? null,
-    extraData: input.extra_data,
-    ipAddress: input.ip_address ?? null,
-    notificationUrl: input.notification_url ?? null,
-    authentication: input.authentication,
-    subscriptionId: null,
-    paymentToken: options.paymentToken,
-    idempotencyKey,
-    now,
-  }).catch(async (error: unknown) => {
-    // Two runs of one key raced past the lease (a process that stalled longer than it): the unique
-    // index let one payment in, and this run answers with it.
-    if (idempotencyKey !== null && (error as { constraint?: string }).constraint === 'payments_idempotency_key_idx') {
-      const raced = await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
-      if (raced) return (await existingPayment(ctx.db, merchantId, raced.payment_token)).payment;
-    }
+  // 3DS data is verified against the authentication that issued it, and claimed, before anything is
+  // stored (three-ds/verify-authentication.ts); `POST /checkout/3ds/payment` has claimed its own already.
+  const claim =
+    input.authentication && !options.authenticationClaimed
+      ? await claimAuthentication(ctx, input.authentication, { merchantId, cardId: card.id, amountMinor: parsed.minor, currency, now })
+      : null;
+  let payment: PaymentRow;
+  try {
+    payment = await batchers.insert({
+      merchantId,
+      contractId: input.contract_id,
+      referenceId: input.reference_id,
+      method: input.payment.method,
+      personId: person.id,
+      cardId: card.id,
+      originalMinor: parsed.minor,
+      originalCurrency: currency,
+      quote,
+      plan,
+      fees,
+      installments,
+      delayCapture: input.payment.delay_capture ?? false,
+      softDescriptor: input.payment.soft_descriptor ?? null,
+      extraData: input.extra_data,
+      ipAddress: input.ip_address ?? null,
+      notificationUrl: input.notification_url ?? null,
+      authentication: input.authentication,
+      subscriptionId: null,
+      paymentToken: options.paymentToken,
+      idempotencyKey,
+      now,
+    }).catch(async (error: unknown) => {
+      // Two runs of one key raced past the lease (a process that stalled longer than it): the unique
+      // index let one payment in, and this run answers with it.
+      if (idempotencyKey !== null && (error as { constraint?: string }).constraint === 'payments_idempotency_key_idx') {
+        const raced = await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+        if (raced) return (await existingPayment(ctx.db, merchantId, raced.payment_token)).payment;
+      }
+      throw error;
+    });
+  } catch (error) {
+    await claim?.release();
     throw error;
-  });
+  }
   ctx.workerSignal.poke();
   return { payment, cardStatus: card.status, customerFees: fees.fees.filter((f) => f.payer === 'CUSTOMER') };
 }

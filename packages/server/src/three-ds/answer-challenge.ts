@@ -21,8 +21,9 @@ export async function answerChallenge(ctx: AppContext, id: string, code: string)
   if (!UUID.test(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
   const answered = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('three_ds_authentications').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-    // Only authentications that asked for a challenge have one (a card row exists for them).
-    if (!row || row.card_id === null || row.dstrans_id === null) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
+    // Only authentications that asked for a challenge have one (a card row exists for them, unless the
+    // processor declined its verification, which the challenge must not reveal).
+    if (!row || (row.card_id === null && !row.card_declined) || row.dstrans_id === null) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
     if (!canMove(row.status, 'AUTHENTICATED')) throw new ApiError('THREE_DS_CHALLENGE_ANSWERED');
     const now = await merchantNow(trx, row.merchant_id);
     if (now.getTime() - row.created_at.getTime() > CHALLENGE_TTL_MS) throw new ApiError('THREE_DS_CHALLENGE_EXPIRED');
@@ -35,8 +36,8 @@ export async function answerChallenge(ctx: AppContext, id: string, code: string)
         .returningAll()
         .executeTakeFirstOrThrow();
     }
-    const card = await trx.selectFrom('cards').select('scheme').where('id', '=', row.card_id).executeTakeFirstOrThrow();
-    const value = issueAuthenticationValue(card.scheme);
+    const card = row.card_id === null ? undefined : await trx.selectFrom('cards').select('scheme').where('id', '=', row.card_id).executeTakeFirstOrThrow();
+    const value = issueAuthenticationValue(card?.scheme ?? 'VISA');
     const cavv = ctx.cardCipher.encrypt(value.cavv);
     return trx
       .updateTable('three_ds_authentications')

@@ -27,9 +27,9 @@ export async function renderChallengePage(ctx: AppContext, id: string): Promise<
   if (!UUID.test(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
   const row = await ctx.db
     .selectFrom('three_ds_authentications as a')
-    .innerJoin('cards as c', 'c.id', 'a.card_id')
+    .leftJoin('cards as c', 'c.id', 'a.card_id')
     .innerJoin('merchants as m', 'm.id', 'a.merchant_id')
-    .select(['a.id', 'a.status', 'a.merchant_origin', 'a.amount_minor', 'a.dstrans_id', 'c.masked_number', 'm.name as merchant_name'])
+    .select(['a.id', 'a.status', 'a.merchant_origin', 'a.amount_minor', 'a.dstrans_id', 'a.masked_number as own_masked_number', 'c.masked_number as card_masked_number', 'm.name as merchant_name'])
     .where('a.id', '=', id)
     .executeTakeFirst();
   if (!row || row.dstrans_id === null) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
@@ -66,7 +66,7 @@ export async function renderChallengePage(ctx: AppContext, id: string): Promise<
 <dl>
   <dt>Merchant</dt><dd>${escapeHtml(row.merchant_name)}</dd>
   <dt>Amount</dt><dd>BRL ${formatAmount(row.amount_minor, 2)}</dd>
-  <dt>Card</dt><dd>${escapeHtml(row.masked_number)}</dd>
+  <dt>Card</dt><dd>${escapeHtml(row.own_masked_number ?? row.card_masked_number ?? '')}</dd>
 </dl>
 ${
   pending

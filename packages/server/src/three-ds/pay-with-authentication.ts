@@ -1,7 +1,7 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { formatAmount } from '../lib/money';
+import { CURRENCY_EXPONENTS, formatAmount, isCurrency, parseAmount } from '../lib/money';
 import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';
 import { AUTHENTICATION_TTL_MS, canMove } from './states';
@@ -11,15 +11,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * `POST /checkout/3ds/payment`: pays with a successful 3DS authentication. Phases:
  * 1. claim: lock the merchant's authentication and check, in this fixed order, that it exists for
- *    this merchant, that the paymentToken is the one it issued, that it is finished, that it
- *    succeeded, that it has not paid yet and that it is at most an hour old; then mark it USED in
- *    the same transaction, so of two racing requests exactly one proceeds;
+ *    this merchant, that the paymentToken is the one it issued, that the amount and reference_id
+ *    sent by the merchant's server are the authenticated ones, that it is finished, that it
+ *    succeeded, that it has not paid yet, that it is at most an hour old and that the processor
+ *    verified its card; then mark it USED in the same transaction, so of two racing requests
+ *    exactly one proceeds;
  * 2. pay: hand the payment to `sendPayment` as the merchant would, with the authenticated card, the
  *    authentication's amount and references, the 3DS data (ECI, CAVV, version, directory-server
  *    transaction id) and the reserved payment token; it is priced, stored and processed like any
  *    sendPayment (the CAVV travels in the processing job only);
  * 3. forget the CAVV. If sendPayment refuses, the claim is undone so nothing is lost.
- * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken });
+ * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken, amount: '150.50', reference_id: 'order-1' });
  */
 export async function payWithAuthentication(ctx: AppContext, merchantId: string, input: ThreeDsPaymentInput): Promise<SendPaymentResult> {
   if (!UUID.test(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
@@ -34,10 +36,18 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
       .executeTakeFirst();
     if (!row) throw new ApiError('THREE_DS_NOT_FOUND');
     if (row.payment_token !== input.paymentToken.toLowerCase()) throw new ApiError('THREE_DS_TOKEN_MISMATCH');
+    // The amount and reference come from the merchant's server, never from the browser that authenticated.
+    const exponent = isCurrency(row.currency) ? CURRENCY_EXPONENTS[row.currency] : 2;
+    const amount = parseAmount(input.amount, exponent, 2);
+    if (!amount.ok) throw new ApiError('FIELD_FORMAT', 'amount: must be a decimal number such as "150.50".');
+    if (amount.minor !== row.amount_minor) throw new ApiError('THREE_DS_AMOUNT_MISMATCH');
+    if (input.reference_id !== row.reference_id) throw new ApiError('THREE_DS_REFERENCE_MISMATCH');
     if (row.status === 'CHALLENGE_PENDING') throw new ApiError('THREE_DS_PENDING');
     if (row.status === 'USED') throw new ApiError('THREE_DS_ALREADY_USED');
     if (!canMove(row.status, 'USED')) throw new ApiError('THREE_DS_NOT_AUTHENTICATED');
     if (row.authenticated_at && now.getTime() - row.authenticated_at.getTime() > AUTHENTICATION_TTL_MS) throw new ApiError('THREE_DS_EXPIRED');
+    // Told here, to the merchant's authenticated server, and never to the browser (no card-testing oracle).
+    if (row.card_declined) throw new ApiError('THREE_DS_CARD_DECLINED');
     await trx.updateTable('three_ds_authentications').set({ status: 'USED', used_at: now, updated_at: now }).where('id', '=', row.id).execute();
     return row;
   });
@@ -70,7 +80,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
           dstrans_id: claimed.dstrans_id,
         },
       },
-      { paymentToken: claimed.payment_token },
+      { paymentToken: claimed.payment_token, authenticationClaimed: true },
     );
   } catch (error) {
     await ctx.db.updateTable('three_ds_authentications').set({ status: 'AUTHENTICATED', used_at: null }).where('id', '=', claimed.id).where('status', '=', 'USED').execute();

@@ -9,6 +9,7 @@ import { loadClientBundle } from './client-bundle';
 import { payWithAuthentication } from './pay-with-authentication';
 import { AuthenticationAnswer, AuthenticationBody, ChallengeBody, ChallengeParams, ThreeDsPaymentBody } from './schemas';
 import { startAuthentication } from './start-authentication';
+import { consumeOrRefuse, limiterKey, sharedLimiter } from '../lib/shared-limiter';
 
 /** An Origin header worth recording: scheme, host and port only, so it is safe in a CSP and in postMessage. */
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$/;
@@ -33,6 +34,10 @@ async function allowAnyOrigin(_request: FastifyRequest, reply: FastifyReply): Pr
 export function registerThreeDsRoutes(app: App, ctx: AppContext): void {
   // Build the library while the service starts, so the first page that loads it does not wait.
   loadClientBundle().catch((error: unknown) => app.log.error({ err: error }, 'the 3DS library could not be built'));
+  // The authentication endpoint is public (a contract id is no secret), so it is limited per address
+  // and per contract: a card tester cannot use it at volume, from one address or against one shop.
+  const perAddress = sharedLimiter(ctx.db, ctx.engine, { name: '3ds-addr', points: ctx.config.limits.threeDsPerAddressPerMinute, windowSeconds: 60 });
+  const perContract = sharedLimiter(ctx.db, ctx.engine, { name: '3ds-contract', points: ctx.config.limits.threeDsPerContractPerMinute, windowSeconds: 60 });
 
   app.get(
     '/scripts/client-v1.0.min.js',
@@ -72,10 +77,14 @@ export function registerThreeDsRoutes(app: App, ctx: AppContext): void {
         tags: ['3DS'],
         security: [],
         body: AuthenticationBody,
-        response: { 200: AuthenticationAnswer, ...errorResponses(400, 422, 502) },
+        response: { 200: AuthenticationAnswer, ...errorResponses(400, 422, 429, 502) },
       },
     },
     async (request) => {
+      // Counted before any work, per client address and then per contract, in the shared limiter
+      // table; a call refused for its address does not spend the contract's allowance.
+      await consumeOrRefuse(perAddress, limiterKey(request.ip), 'THREE_DS_RATE_LIMITED');
+      await consumeOrRefuse(perContract, limiterKey(request.body.contractId), 'THREE_DS_RATE_LIMITED');
       const origin = request.headers.origin;
       return startAuthentication(ctx, request.body, typeof origin === 'string' && PLAIN_ORIGIN.test(origin) ? origin : null);
     },
@@ -119,7 +128,8 @@ export function registerThreeDsRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         summary: 'Pay with a 3DS authentication',
-        description: 'Takes {id, paymentToken} from the library\'s onSuccess and answers like sendPayment; the payment carries the 3DS data. Each authentication pays once.',
+        description:
+          "Takes {id, paymentToken} from the library's onSuccess, and the merchant's own amount and reference_id, which must match the authentication; answers like sendPayment, and the payment carries the 3DS data. Each authentication pays once, within an hour.",
         tags: ['3DS'],
         body: ThreeDsPaymentBody,
         response: { 200: PaymentResponse, ...errorResponses(400, 401, 404, 409, 422, 502) },

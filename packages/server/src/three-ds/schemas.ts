@@ -83,6 +83,8 @@ export const ThreeDsPaymentBody = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 64, description: 'the 3DS authentication id from onSuccess' }),
     paymentToken: Type.String({ minLength: 1, maxLength: 64, description: 'the paymentToken from onSuccess' }),
+    amount: Type.String({ minLength: 1, maxLength: 20, description: "the merchant's own order amount, a decimal string as in sendPayment; must be the authenticated amount" }),
+    reference_id: Type.String({ minLength: 1, maxLength: 45, description: "the merchant's own order reference; must be the authenticated referenceId" }),
   },
   { title: '3DS payment request' },
 );

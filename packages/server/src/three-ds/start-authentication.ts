@@ -3,6 +3,7 @@ import { validateRequest } from '@colibri/client-3ds/validate';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError, ERRORS, type ErrorKey } from '../http/errors';
+import { detectCardScheme, maskCardNumber } from '../rails/cards';
 import { createCard } from '../vault/create-card';
 import { createPerson } from '../vault/create-person';
 import { issueAuthenticationValue, lookUpEnrolment, newDsTransactionId, type EnrolmentOutcome } from './directory-server';
@@ -17,7 +18,8 @@ import { LIBRARY_STATUS, type ThreeDsStatus } from './states';
  *    allowed or error (directory-server.ts);
  * 4. a card that can authenticate is verified with the processor and stored in the vault
  *    (encrypted; the CVV goes to the processor only), with its person, as `/checkout/person` and
- *    `/checkout/card` would; cards that cannot authenticate are not stored at all;
+ *    `/checkout/card` would; cards that cannot authenticate are not stored at all; a card whose
+ *    verification the processor declines is not stored either, and the answer does not say so;
  * 5. the authentication is stored with a reserved payment token and, on success, its ECI, the
  *    directory-server transaction id and the CAVV, encrypted until the payment uses it.
  */
@@ -65,6 +67,7 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
   const now = await merchantNow(ctx.db, merchant.id);
   let personId: string | null = null;
   let card: { cardId: string; scheme: string } | null = null;
+  let cardDeclined = false;
   if (outcome === 'FRICTIONLESS' || outcome === 'CHALLENGE') {
     const phone = customer.phones[0];
     const taxId = customer.id.replace(/[^0-9A-Za-z]/g, '');
@@ -77,21 +80,24 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
         ...(phone ? { phone: `+${phone.country ?? 55}${phone.area}${phone.number}` } : {}),
       }),
     ));
-    const created = await inVaultTerms(() =>
-      createCard(ctx, merchant.id, {
-        public_person_id: personId ?? '',
-        number: paymentMethod.card.number,
-        exp_month: paymentMethod.card.expMonth,
-        exp_year: paymentMethod.card.expYear,
-        cvv: paymentMethod.card.cvv,
-        holder_name: paymentMethod.card.holder.name,
-      }),
+    const created = await withoutVerificationAnswer(() =>
+      inVaultTerms(() =>
+        createCard(ctx, merchant.id, {
+          public_person_id: personId ?? '',
+          number: paymentMethod.card.number,
+          exp_month: paymentMethod.card.expMonth,
+          exp_year: paymentMethod.card.expYear,
+          cvv: paymentMethod.card.cvv,
+          holder_name: paymentMethod.card.holder.name,
+        }),
+      ),
     );
-    card = { cardId: created.cardId, scheme: created.scheme };
+    card = created ? { cardId: created.cardId, scheme: created.scheme } : null;
+    cardDeclined = created === null;
   }
 
   const status = STATUS_OF_OUTCOME[outcome];
-  const value = outcome === 'FRICTIONLESS' && card ? issueAuthenticationValue(card.scheme) : null;
+  const value = outcome === 'FRICTIONLESS' ? issueAuthenticationValue(card?.scheme ?? detectCardScheme(paymentMethod.card.number) ?? 'VISA') : null;
   const cavv = value ? ctx.cardCipher.encrypt(value.cavv) : null;
   const row = await ctx.db
     .insertInto('three_ds_authentications')
@@ -109,6 +115,8 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
       currency: checked.request.amount.currency,
       person_id: personId,
       card_id: card?.cardId ?? null,
+      card_declined: cardDeclined,
+      masked_number: card || cardDeclined ? maskCardNumber(paymentMethod.card.number) : null,
       eci: value?.eci ?? null,
       version: value?.version ?? null,
       dstrans_id: outcome === 'ERROR' ? null : newDsTransactionId(),
@@ -136,6 +144,22 @@ export function answerOf(row: { id: string; payment_token: string; status: strin
     ...(status === 'CHALLENGE' ? { challengeUrl: `/3ds/challenges/${row.id}` } : {}),
     ...(status === 'ERROR' ? { error: { code: 'AUTHENTICATION_ERROR', message: row.error_description ?? 'The authentication failed.' } } : {}),
   };
+}
+
+/**
+ * Runs the card's creation and turns the processor's refusal of its verification (a wrong CVV, for
+ * example) into null. The library's answer must not depend on it: an endpoint that any page can call
+ * with only a public contract id would otherwise tell a card tester which CVV is right. The
+ * authentication goes on as the issuer decides, and the payment is refused later, to the merchant's
+ * server only (06.03.0009).
+ */
+async function withoutVerificationAnswer<T>(create: () => Promise<T>): Promise<T | null> {
+  try {
+    return await create();
+  } catch (error) {
+    if (error instanceof ApiError && error.items.some((item) => item.code === ERRORS.CARD_VERIFICATION_FAILED.code)) return null;
+    throw error;
+  }
 }
 
 /** Runs a vault verb and renames the fields its errors name (`tax_id: …`) to the request's (`customer.id: …`). */

@@ -23,6 +23,10 @@ export interface ThreeDsAuthenticationsTable {
   cavv_key_id: string | null;
   error_code: string | null;
   error_description: string | null;
+  /** The processor declined the card's verification; the library is not told, the payment is refused. */
+  card_declined: Generated<boolean>;
+  /** First six and last four digits, for the challenge page. */
+  masked_number: string | null;
   created_at: ColumnType<Date, Date, never>;
   updated_at: Date;
   authenticated_at: Date | null;

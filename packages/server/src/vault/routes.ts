@@ -1,9 +1,12 @@
+import { Type } from 'typebox';
 import { principalOf, type App, type AppContext } from '../context';
+import { ApiError } from '../http/errors';
 import { refreshToken } from '../auth/refresh-token';
 import { errorResponses } from '../http/schema-kit';
+import { resolveCardInput, cardEncryptionKey } from './card-encryption';
 import { createCard } from './create-card';
 import { createPerson } from './create-person';
-import { CreateCardBody, CreateCardResponse, CreatePersonBody, CreatePersonResponse } from './schemas';
+import { CardEncryptionKeyResponse, CreateCardBody, CreateCardResponse, CreatePersonBody, CreatePersonResponse } from './schemas';
 
 /**
  * The person and card identifiers of the checkout flow (contract, "Person and card identifiers"):
@@ -35,14 +38,15 @@ export function registerVaultRoutes(app: App, ctx: AppContext): void {
       schema: {
         summary: 'Store a card of a person',
         description:
-          'Checks the number (Luhn, scheme), the expiry (merchant clock) and the CVV, verifies the card with the processor, and stores it encrypted. The CVV is never stored.',
+          "Checks the number (Luhn, scheme), the expiry (merchant clock) and the CVV, verifies the card with the processor, and stores it encrypted. The CVV is never stored. Instead of number and cvv, takes encrypted_card: the card encrypted in the shopper's browser by Colibri.encryptCard, so the merchant's server never handles them.",
         tags: ['Persons and cards'],
         body: CreateCardBody,
         response: { 200: CreateCardResponse, ...errorResponses(400, 401, 404, 502) },
       },
     },
     async (request) => {
-      const card = await createCard(ctx, principalOf(request).merchantId, request.body);
+      const merchantId = principalOf(request).merchantId;
+      const card = await createCard(ctx, merchantId, await resolveCardInput(ctx, merchantId, request.body));
       return {
         public_card_id: card.cardId,
         public_card_status: 'ACTIVE' as const,
@@ -50,6 +54,29 @@ export function registerVaultRoutes(app: App, ctx: AppContext): void {
         masked_number: card.maskedNumber,
         refresh_token: await refreshToken(ctx, request),
       };
+    },
+  );
+
+  app.get(
+    '/checkout/card-encryption-key/:contractId',
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: "A merchant's public key for browser-side card encryption",
+        description:
+          'Public, like the contract id: the browser library (Colibri.encryptCard) fetches it to encrypt card data in the shopper\'s browser. An RSA-OAEP-256 JWK; cards are encrypted as compact JWEs with A256GCM.',
+        tags: ['Persons and cards'],
+        security: [],
+        params: Type.Object({ contractId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: CardEncryptionKeyResponse, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await ctx.db.selectFrom('merchants').select('id').where('contract_id', '=', request.params.contractId).executeTakeFirst();
+      if (!merchant) throw new ApiError('NOT_FOUND', 'contractId: is not the contract id of any merchant.');
+      // Any merchant page may read it (it is public) and cache it briefly; a rotation then reaches browsers within minutes.
+      reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300');
+      return cardEncryptionKey(ctx, merchant.id);
     },
   );
 }

@@ -68,23 +68,53 @@ export const EXP_YEAR_RULE = 'exp_year: must be a year of four digits, or of two
 const ExpiryPart = (rule: string, description: string, maxLength: number) =>
   withError(Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength })], { description }), 'CARD_EXPIRY_INVALID', rule.replace(/^\w+: /, ''));
 
-export const CreateCardBody = Type.Object(
+/** A card's fields in the clear, as createCard takes them once an encrypted card is opened. */
+export const CardFieldsBody = Type.Object(
   {
     public_person_id: Type.String({ minLength: 1, maxLength: 64, description: 'From POST /checkout/person, of the same merchant' }),
     number: Type.String({
       minLength: 1,
       maxLength: CARD_NUMBER_INPUT_MAX_LENGTH,
-      description: 'Card number, 12 to 19 digits; spaces and hyphens are ignored',
+      description: 'Card number, 12 to 19 digits; spaces and hyphens are ignored. Required unless encrypted_card is sent.',
       examples: ['4111111111111111'],
     }),
-    exp_month: ExpiryPart(EXP_MONTH_RULE, 'Expiry month, 1 to 12 (integer, or text such as "07")', 2),
-    exp_year: ExpiryPart(EXP_YEAR_RULE, 'Expiry year, four digits (or two, read as 20yy); integer or text', 4),
-    cvv: Type.String({ minLength: 1, maxLength: 4, description: '3 digits, 4 for AMERICAN_EXPRESS; sent to the processor for verification, never stored' }),
-    holder_name: Type.String({ minLength: 1, maxLength: HOLDER_NAME_MAX_LENGTH, description: 'Name as printed on the card' }),
+    exp_month: ExpiryPart(EXP_MONTH_RULE, 'Expiry month, 1 to 12 (integer, or text such as "07"); may travel inside encrypted_card instead', 2),
+    exp_year: ExpiryPart(EXP_YEAR_RULE, 'Expiry year, four digits (or two, read as 20yy); integer or text; may travel inside encrypted_card instead', 4),
+    cvv: Type.String({
+      minLength: 1,
+      maxLength: 4,
+      description: '3 digits, 4 for AMERICAN_EXPRESS; sent to the processor for verification, never stored. Required unless encrypted_card is sent.',
+    }),
+    holder_name: Type.String({ minLength: 1, maxLength: HOLDER_NAME_MAX_LENGTH, description: 'Name as printed on the card; may travel inside encrypted_card instead' }),
+  },
+  { title: 'Card fields' },
+);
+export type CreateCardRequest = Static<typeof CardFieldsBody>;
+
+/** The longest compact JWE of a card that Colibri.encryptCard produces, with room to spare. */
+export const ENCRYPTED_CARD_MAX_LENGTH = 4096;
+
+/**
+ * `POST /checkout/card`. Either the card in the clear (number, cvv, expiry, holder) or `encrypted_card`
+ * from the browser library (`Colibri.encryptCard`), which holds at least the number and CVV. Every
+ * field is optional in the schema so that one answer can name every missing field of whichever form
+ * was sent (vault/routes.ts resolves them, with the same codes as the schema).
+ */
+export const CreateCardBody = Type.Object(
+  {
+    ...Type.Partial(CardFieldsBody).properties,
+    encrypted_card: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ENCRYPTED_CARD_MAX_LENGTH,
+        description: "The card encrypted in the shopper's browser by Colibri.encryptCard (a compact JWE under the merchant's published key), instead of number and cvv",
+      }),
+    ),
   },
   { title: 'Create card request' },
 );
-export type CreateCardRequest = Static<typeof CreateCardBody>;
+export type CreateCardInput = Static<typeof CreateCardBody>;
+
 
 export const CARD_SCHEMES = ['VISA', 'MASTER', 'ELO', 'AMERICAN_EXPRESS', 'DINERS_CLUB', 'DISCOVER', 'JCB'] as const;
 
@@ -97,4 +127,17 @@ export const CreateCardResponse = Type.Object(
     refresh_token: Type.String({ description: 'A fresh 5-minute access token' }),
   },
   { title: 'Create card response' },
+);
+
+export const CardEncryptionKeyResponse = Type.Object(
+  {
+    kid: Type.String({ description: 'The key id; encrypted cards name it in their header' }),
+    alg: Type.Literal('RSA-OAEP-256'),
+    enc: Type.Literal('A256GCM'),
+    jwk: Type.Object(
+      { kty: Type.Literal('RSA'), n: Type.String(), e: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.String() },
+      { description: 'The public key as a JWK (RFC 7517)' },
+    ),
+  },
+  { title: 'Card encryption key' },
 );

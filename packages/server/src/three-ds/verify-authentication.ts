@@ -1,0 +1,81 @@
+import { constantTimeEqual } from '../auth/secrets';
+import type { AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { AUTHENTICATION_TTL_MS } from './states';
+
+/** The 3DS data a `sendPayment` carries (the spec's `authentication` object). */
+export interface PresentedAuthentication {
+  readonly cavv: string;
+  readonly eci: string;
+  readonly version: string;
+  readonly dstrans_id: string;
+}
+
+/** What the payment is about to charge, to compare with what was authenticated. */
+export interface PaymentToAuthenticate {
+  readonly merchantId: string;
+  readonly cardId: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  readonly now: Date;
+}
+
+/** A claimed authentication; `release` undoes the claim when the payment is not stored after all. */
+export interface ClaimedAuthentication {
+  release(): Promise<void>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Verifies the 3DS data of a card payment before it is stored, so invented data never reaches the
+ * processor as if an issuer had authenticated the customer. Data issued by Colibri's own 3DS server
+ * (its directory-server transaction id names one of its authentications) must match that record in
+ * every respect: the same merchant, the same card, the same amount and currency, a successful
+ * authentication that has not paid yet and is at most an hour old, and the same ECI and CAVV (the
+ * CAVV compared in constant time). The record is then claimed (USED) in one conditional update, so
+ * one authentication pays once even when two payments race.
+ *
+ * Data issued by another 3DS server can only be verified by the processor, through its connector; in
+ * sandbox mode Colibri's simulated 3DS server is the only one, so such data is refused there.
+ * Returns null when the processor is left to verify.
+ * @example const claim = await claimAuthentication(ctx, body.authentication, { merchantId, cardId, amountMinor, currency, now });
+ */
+export async function claimAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ClaimedAuthentication | null> {
+  const mismatch = (field: string, why: string) => new ApiError('AUTHENTICATION_MISMATCH', `authentication.${field}: ${why}`);
+  const row = UUID.test(presented.dstrans_id)
+    ? await ctx.db.selectFrom('three_ds_authentications').selectAll().where('dstrans_id', '=', presented.dstrans_id.toLowerCase()).executeTakeFirst()
+    : undefined;
+  if (!row) {
+    if (ctx.config.mode === 'sandbox') throw mismatch('dstrans_id', "was not issued by Colibri's 3DS server, the only one in sandbox mode.");
+    return null;
+  }
+  // Another merchant's authentication answers like an unknown one, revealing nothing.
+  if (row.merchant_id !== payment.merchantId) throw mismatch('dstrans_id', "was not issued by Colibri's 3DS server, the only one in sandbox mode.");
+  if (row.status === 'USED') throw mismatch('dstrans_id', 'the authentication already paid; each authentication pays once.');
+  if (row.status !== 'AUTHENTICATED' || !row.authenticated_at || !row.cavv_ciphertext || !row.cavv_key_id) throw mismatch('dstrans_id', 'the authentication did not succeed.');
+  if (payment.now.getTime() - row.authenticated_at.getTime() > AUTHENTICATION_TTL_MS) throw mismatch('dstrans_id', 'the authentication is older than 1 hour.');
+  if (row.card_id !== payment.cardId || row.card_declined) throw mismatch('dstrans_id', 'the authentication is of another card.');
+  if (row.amount_minor !== payment.amountMinor || row.currency !== payment.currency) throw mismatch('dstrans_id', 'the authentication is of another amount.');
+  if (row.eci !== presented.eci) throw mismatch('eci', 'does not match the authentication.');
+  if (!constantTimeEqual(ctx.cardCipher.decrypt(row.cavv_key_id, row.cavv_ciphertext), presented.cavv)) throw mismatch('cavv', 'does not match the authentication.');
+
+  const claimed = await ctx.db
+    .updateTable('three_ds_authentications')
+    .set({ status: 'USED', used_at: payment.now, updated_at: payment.now, cavv_ciphertext: null, cavv_key_id: null })
+    .where('id', '=', row.id)
+    .where('status', '=', 'AUTHENTICATED')
+    .returning('id')
+    .executeTakeFirst();
+  if (!claimed) throw mismatch('dstrans_id', 'the authentication already paid; each authentication pays once.');
+  return {
+    release: async () => {
+      await ctx.db
+        .updateTable('three_ds_authentications')
+        .set({ status: 'AUTHENTICATED', used_at: null, cavv_ciphertext: row.cavv_ciphertext, cavv_key_id: row.cavv_key_id })
+        .where('id', '=', row.id)
+        .where('status', '=', 'USED')
+        .execute();
+    },
+  };
+}
