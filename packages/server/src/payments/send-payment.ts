@@ -225,16 +225,21 @@ export interface NewCardPayment {
   idempotencyKey?: string | null | undefined;
   now: Date;
   /**
-   * false stores the payment PROCESSING without its authorisation job, to be sent later with
-   * sendWaitingPayment: a subscription charge due on a later date, whose transaction the spec shows
-   * PROCESSING from its creation. The default sends it now: PROCESSING, with its authorisation enqueued.
+   * false stores the payment CREATED, to be sent later with startCardPayment; the default sends it now:
+   * PROCESSING, with its authorisation enqueued.
    */
   start?: boolean;
+  /**
+   * true stores the payment PROCESSING, with its event, but without its authorisation job, which
+   * sendWaitingPayment enqueues later: a subscription charge due on a later date, whose transaction the
+   * spec shows PROCESSING from its creation.
+   */
+  sendLater?: boolean;
 }
 
 /**
- * Stores a card payment: the row (PROCESSING, with CREATED and PROCESSING in its history), its fees, its
- * event and, unless `start` is false, the authorisation job. Atomic by itself, whether or not the
+ * Stores a card payment: the row (CREATED), its fees and history, and, unless `start` is false, the
+ * move to PROCESSING with its event and (unless `sendLater`) the authorisation job. Atomic by itself, whether or not the
  * caller is in a transaction. The caller has validated and priced it, and pokes the worker after.
  * @example const payment = await insertCardPayment(trx, priced);
  */
@@ -252,12 +257,14 @@ export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<
 export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment[]): Promise<PaymentRow[]> {
   const payments = inputs.map((input) => ({ input, row: paymentRow(input) }));
   const rows = payments.map((p) => p.row);
-  const history = payments.flatMap(({ input, row }) => ['CREATED', 'PROCESSING'].map((status) => ({ payment_token: row.payment_token, status, at: input.now })));
+  const history = payments.flatMap(({ input, row }) =>
+    (input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING']).map((status) => ({ payment_token: row.payment_token, status, at: input.now })),
+  );
   const fees = payments.flatMap(({ input, row }) =>
     input.fees.fees.map((f) => ({ payment_token: row.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
   );
   const started = payments.filter(({ input }) => input.start !== false);
-  const jobs = started.map(({ input, row }) => ({ resourceId: row.payment_token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) }));
+  const jobs = started.filter(({ input }) => !input.sendLater).map(({ input, row }) => ({ resourceId: row.payment_token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) }));
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
@@ -282,7 +289,7 @@ export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment
         on f.payment_token = p.payment_token
       order by f.n
     ),
-    event as (${eventsInsertFrom('payment', 'payment_token', rows.map((row) => paymentEvent(row)))}),
+    event as (${eventsInsertFrom('payment', 'payment_token', started.map(({ row }) => paymentEvent(row)))}),
     job as (${jobsInsertFrom('payment', 'payment_token', jobs)})
     select * from payment`.execute(db);
   const byToken = new Map(stored.map((row) => [row.payment_token, row]));
@@ -303,8 +310,8 @@ function paymentRow(input: NewCardPayment) {
     contract_id: input.contractId,
     reference_id: input.referenceId,
     method: input.method,
-    // Stored PROCESSING directly (both moves are in its history), also when its sending waits for a due date.
-    status: 'PROCESSING',
+    // A payment sent at once (or held for its due date) is stored PROCESSING directly (both moves are in its history).
+    status: input.start === false ? 'CREATED' : 'PROCESSING',
     person_id: input.personId,
     card_id: input.cardId,
     original_amount_minor: input.originalMinor,
@@ -372,7 +379,7 @@ export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, 
 }
 
 /**
- * Sends a payment stored with `start: false` (PROCESSING, waiting for its due date) to the processor,
+ * Sends a payment stored with `sendLater` (PROCESSING, waiting for its due date) to the processor,
  * in the caller's transaction: its authorisation job, with no status change. The caller pokes the
  * worker after committing.
  * @example await sendWaitingPayment(trx, waitingPayment);

@@ -75,7 +75,7 @@ export async function attemptCharge(
     authentication: undefined,
     subscriptionId: subscription.id,
     now,
-    start,
+    sendLater: !start,
   });
   if (!start) {
     const waiting = await updateCharge(trx, charge, { payment_token: payment.payment_token, next_attempt_on: charge.due_date }, now);
