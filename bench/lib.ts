@@ -138,3 +138,30 @@ export function printTable(rows: (Figure & { ratio?: number })[]): void {
     console.log(`| ${r.name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p99Ms.toFixed(1)} | ${r.non2xx} | ${r.ratio === undefined ? '1.00 (baseline)' : r.ratio.toFixed(2)} |`);
   }
 }
+
+/**
+ * One pgbench run on a scratch database (scale 1, `-j 2`) created on the server of `adminUrl` and dropped
+ * after it: the built-in TPC-B-like script, or with `selectOnly` the select-only script (`-S`).
+ */
+export async function pgbench(
+  adminUrl: string,
+  options: { connections: number; seconds: number; selectOnly?: boolean },
+): Promise<Figure & { latencyAverageMs: number }> {
+  const { execFileSync } = await import('node:child_process');
+  const url = new URL(adminUrl);
+  const scratch = `colibri_pgbench_${process.pid}_${Date.now()}`;
+  const base = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
+  const adminDb = url.pathname.slice(1) || 'postgres';
+  execFileSync('psql', [...base, '-d', adminDb, '-qc', `create database ${scratch}`]);
+  try {
+    execFileSync('pgbench', [...base, '-i', '-q', '-s', '1', scratch], { stdio: 'ignore' });
+    const args = [...base, '-c', String(options.connections), '-j', '2', '-T', String(options.seconds), ...(options.selectOnly ? ['-S'] : []), scratch];
+    const out = execFileSync('pgbench', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
+    const latency = Number(/latency average = ([\d.]+) ms/.exec(out)?.[1] ?? 0);
+    const script = options.selectOnly ? 'select-only (-S)' : 'tpcb-like';
+    return { name: `pgbench ${script} (-c ${options.connections})`, requestsPerSecond: tps, p99Ms: Number.NaN, non2xx: 0, latencyAverageMs: latency };
+  } finally {
+    execFileSync('psql', [...base, '-d', adminDb, '-qc', `drop database if exists ${scratch} with (force)`]);
+  }
+}

@@ -120,7 +120,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const registry = installMetrics(app, ctx);
   registerSystemRoutes(app, ctx, registry);
   await registerAuthRoutes(app, ctx);
-  registerMeRoute(app);
+  registerMeRoute(app, ctx);
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
   registerStuckOperations(app, ctx, registry);

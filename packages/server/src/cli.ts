@@ -49,8 +49,17 @@ export function buildCli(): Command {
       if (options.json) {
         console.log(JSON.stringify(created, null, 2));
       } else {
-        const m = created as { merchant_id: string; api_key: string; api_secret: string; contract_id: string; webhook_secret: string };
-        console.log(`merchant ${m.merchant_id}\n  api key:        ${m.api_key}\n  api secret:     ${m.api_secret}\n  contract id:    ${m.contract_id}\n  webhook secret: ${m.webhook_secret}`);
+        const m = created as { merchant_id: string; api_key: string; api_secret: string; contract_id: string; payout_contract_id: string; webhook_secret: string };
+        console.log(
+          [
+            `merchant ${m.merchant_id}`,
+            `  api key:            ${m.api_key}`,
+            `  api secret:         ${m.api_secret}`,
+            `  contract id:        ${m.contract_id} (payments, checkouts, subscriptions)`,
+            `  payout contract id: ${m.payout_contract_id} (payouts)`,
+            `  webhook secret:     ${m.webhook_secret}`,
+          ].join('\n'),
+        );
       }
     });
   return program;

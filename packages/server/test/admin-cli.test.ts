@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { describeEachEngine, createTestDatabase, ENGINES } from './harness';
+import { spawnColibri, stopChildren, waitForOutput } from './processes';
 
 const run = promisify(execFile);
 const CLI = new URL('../bin/colibri.js', import.meta.url).pathname;
@@ -77,4 +78,36 @@ for (const engine of ENGINES) {
     }
     // Three processes that each open PGlite: 50 s were measured on a loaded two-core machine.
   }, 150_000);
+}
+
+for (const engine of ENGINES) {
+  it(`colibri serve prints the demo merchant's contract ids on a first start on ${engine}, and GET /me lists them`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'colibri-first-start-'));
+    const database = engine === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    const service = spawnColibri('serve', { COLIBRI_DATA_DIR: dataDir, PORT: '0', COLIBRI_WORKERS: 'off', DATABASE_URL: database?.url ?? '' });
+    try {
+      // Generous: a first start bundles, migrates and creates the demo merchant, slow on a loaded machine.
+      await waitForOutput(service, 'Get an access token', 150_000);
+      const banner = service.output.join('');
+      const printed = (label: string) => new RegExp(`^ {4}${label}: +(\\S+)`, 'm').exec(banner)?.[1];
+      const apiKey = printed('api key');
+      const apiSecret = printed('api secret');
+      const contractId = printed('contract id');
+      const payoutContractId = printed('payout contract id');
+      expect(contractId).toMatch(/^CT-/);
+      expect(payoutContractId).toMatch(/^PO-/);
+      const base = /is running at (http:\/\/\S+)/.exec(banner)?.[1];
+      const auth = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey, apiSecret }) });
+      const { token } = (await auth.json()) as { token: string };
+      const me = (await (await fetch(`${base}/me`, { headers: { 'x-auth-token': token } })).json()) as { contracts: unknown };
+      expect(me.contracts).toEqual([
+        { contract_id: contractId, type: 'PAYIN' },
+        { contract_id: payoutContractId, type: 'PAYOUT' },
+      ]);
+    } finally {
+      await stopChildren([service]);
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 }

@@ -41,7 +41,18 @@ describeEachEngine('POST /auth and X-Auth-Token', (service) => {
     expect(claims.exp - claims.iat).toBe(TOKEN_TTL_SECONDS);
     expect(claims.mid).toBe(m.merchant_id);
     const me = await service().get('/me', { token: response.body.token });
-    expect(me.body).toEqual({ user_id: m.user.id, merchant_id: m.merchant_id });
+    expect(me.body).toEqual({
+      user_id: m.user.id,
+      merchant_id: m.merchant_id,
+      contracts: [
+        { contract_id: m.contract_id, type: 'PAYIN' },
+        { contract_id: m.payout_contract_id, type: 'PAYOUT' },
+      ],
+    });
+    // Each merchant sees its own contracts only.
+    const other = await service().merchant('Other Shop');
+    const otherMe = await service().get('/me', { token: other.token });
+    expect(otherMe.body.contracts.map((c: { contract_id: string }) => c.contract_id)).toEqual([other.contract_id, other.payout_contract_id]);
   });
 
   it('accepts urlencoded and JSON bodies', async () => {

@@ -6,6 +6,14 @@ import { customerWithCard, paymentBody, settled, waitForStatus } from './fixture
 
 const HISTORY_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
+/** The paths of every empty string in a JSON value. */
+function emptyStrings(value: unknown, path = '$'): string[] {
+  if (value === '') return [path];
+  if (Array.isArray(value)) return value.flatMap((item, i) => emptyStrings(item, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => emptyStrings(item, `${path}.${key}`));
+  return [];
+}
+
 describeEachEngine('card payments', (service) => {
   it('answers sendPayment with exactly the spec fields and settles PAID asynchronously', async () => {
     const m = await service().merchant();
@@ -45,14 +53,22 @@ describeEachEngine('card payments', (service) => {
       flags: [],
     });
     // Default plan: SERVICE_FEE 2.99% + 0.39 (3.38) and TAXES_FEE 0.38% (0.38), both paid by the merchant.
+    // Without a conversion each fee still carries its fxInfo object: rate "1" on the payment's date.
+    const createdOn = String(details.transaction_history.at(-1)?.timestamp).slice(0, 10);
+    const sameCurrency = { original_currency: 'BRL', counter_currency: 'BRL', rate: '1', rate_timestemp: createdOn };
+    expect(createdOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(details.fee_info).toEqual({
       total_fee_values: 3.76,
       merchant_amount: 3.76,
       fee: [
-        { fee_type: 'SERVICE_FEE', payer: 'MERCHANT', value: 3.38, currency: 'BRL', fxInfo: null },
-        { fee_type: 'TAXES_FEE', payer: 'MERCHANT', value: 0.38, currency: 'BRL', fxInfo: null },
+        { fee_type: 'SERVICE_FEE', payer: 'MERCHANT', value: 3.38, currency: 'BRL', fxInfo: sameCurrency },
+        { fee_type: 'TAXES_FEE', payer: 'MERCHANT', value: 0.38, currency: 'BRL', fxInfo: sameCurrency },
       ],
     });
+    // Absent values are null, never "" (a client parsing yyyy-MM-dd HH:mm:ss must not meet "").
+    expect(details.payment_info).toMatchObject({ expiration_date: null, end_to_end_id: null, subscription_id: null, error_description: null });
+    expect(details.other_info).toEqual({ dispute_id: null });
+    expect(emptyStrings(details)).toEqual([]);
     const statuses = details.transaction_history.map((h: { status: string }) => h.status);
     expect(statuses).toEqual(['PAID', 'PROCESSING', 'CREATED']);
     for (const h of details.transaction_history) expect(h.timestamp).toMatch(HISTORY_TIMESTAMP);
@@ -71,6 +87,11 @@ describeEachEngine('card payments', (service) => {
       expect(details.general_info.transaction_status).toBe(status);
       expect(details.payment_info.error_code).toBe(code);
       expect(details.payment_info.error_description).toEqual(expect.any(String));
+      // No money moved, so no fees: none listed, none in the totals, none in the reports' source.
+      expect(details.fee_info).toEqual({ total_fee_values: 0, merchant_amount: 0, fee: [] });
+      expect(details.payment_info.payment_amount).toBe(100);
+      const stored = await service().ctx.db.selectFrom('payment_fees').select('id').where('payment_token', '=', response.body.payment_token).execute();
+      expect(stored).toEqual([]);
     }
   });
 
@@ -95,7 +116,10 @@ describeEachEngine('card payments', (service) => {
     expect(capture.body.transaction_status).toBe('PROCESSING');
     const details = await waitForStatus(service(), m, token, settled);
     expect(details.general_info.transaction_status).toBe('PAID');
-    expect(details.payment_info.payment_amount).toBe(150);
+    // After a partial capture the order keeps its amount; the payment is what was captured, plus customer fees.
+    expect(details.payment_info).toMatchObject({ order_amount: 200, order_currency: 'BRL', payment_amount: 150, payment_currency: 'BRL' });
+    // The fees are those of the captured amount: 2.99% + 0.39 (4.88) and 0.38% (0.57).
+    expect(details.fee_info.fee.map((f: { value: number }) => f.value)).toEqual([4.88, 0.57]);
     expect(details.transaction_history.map((h: { status: string }) => h.status)).toEqual(['PAID', 'PROCESSING', 'PRE_AUTHORIZED', 'PROCESSING', 'CREATED']);
 
     const b = await balances(service().ctx.db, m.merchant_id);

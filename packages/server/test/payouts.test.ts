@@ -316,6 +316,23 @@ describeEachEngine('payouts', (service) => {
     expect(await footprint(service())).toEqual(before);
   });
 
+  it("refuses a Peruvian CCI whose bank prefix is not the item's bank_code, as a field error, storing nothing", async () => {
+    const m = await service().merchant();
+    const batch = examples(m);
+    const index = batch.findIndex((item) => item.reference_id === 'pe-cm-0001');
+    (batch[index] as Item).required_PE.bank_code = '011'; // the CCI 00320000300123456731 is of bank 003
+    const before = await footprint(service());
+    const response = await service().post('/payoutTransaction', { payoutTransactions: batch }, { token: m.token });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([
+      {
+        code: '02.01.0047',
+        description: `payoutTransactions[${index}].required_PE.account_number: is an interbank account code (CCI) of bank 003, not of bank_code 011: its first three digits must be the bank code.`,
+      },
+    ]);
+    expect(await footprint(service())).toEqual(before);
+  });
+
   it('refuses an empty batch, a batch above 1000 items and a body without the array', async () => {
     const m = await service().merchant();
     const empty = await service().post('/payoutTransaction', { payoutTransactions: [] }, { token: m.token });

@@ -58,6 +58,10 @@ describeEachEngine('refunds', (service) => {
     expect(history.map((h) => h.status)).toEqual(['REQUESTED', 'PROCESSING', 'COMPLETED']);
     const events = await service().ctx.db.selectFrom('events').select('data').where('type', '=', 'refund.status_changed').where('merchant_id', '=', m.merchant_id).execute();
     expect(events.map((e) => (e.data as { refund_status: string }).refund_status)).toEqual(['REQUESTED', 'PROCESSING', 'COMPLETED']);
+    // Each refund callback carries its payment's reference_id (contract, Callbacks).
+    const referenceId = details.general_info.external_id;
+    expect(typeof referenceId === 'string' && referenceId.length > 0).toBe(true);
+    expect(events.map((e) => (e.data as { reference_id: string }).reference_id)).toEqual([referenceId, referenceId, referenceId]);
   });
 
   it('refunds in parts: PARTIALLY_REFUNDED, then REFUNDED, never beyond the customer amount', async () => {

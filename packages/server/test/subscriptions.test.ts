@@ -208,7 +208,8 @@ describeEachEngine('subscriptions', (service) => {
       service().post(`/subscriptions/${variable.subscription_id}/charge`, { due_date: date, amount: 10, asset: 'BRL', ...extra }, { token: m.token });
     const onMonday = await charge(carnival);
     expect(onMonday.status, JSON.stringify(onMonday.body)).toBe(200);
-    expect(onMonday.body.transaction_status).toBe('CREATED');
+    // The spec shows a charge's transaction PROCESSING at creation, also when it waits for its due date.
+    expect(onMonday.body.transaction_status).toBe('PROCESSING');
     const onTuesday = await charge(addDays(carnival, 1), { force_work_day: false });
     expect(onTuesday.status).toBe(200);
     // Monday moves to Ash Wednesday, the next business day; Tuesday stays, as asked.
@@ -261,7 +262,10 @@ describeEachEngine('subscriptions', (service) => {
     await waitFor(() => charges(service(), m, sub.subscription_id), (list) => list.length === 1 && allSettled(list), 'the first charge');
     const ahead = await service().post(`/subscriptions/${sub.subscription_id}/charge`, { due_date: addDays(first, 3) }, { token: m.token });
     expect(ahead.status, JSON.stringify(ahead.body)).toBe(200);
-    expect(ahead.body.transaction_status).toBe('CREATED');
+    expect(ahead.body.transaction_status).toBe('PROCESSING');
+    // Waiting for its due date, it is not sent to the processor: no attempt is counted.
+    await service().background.sweep();
+    expect((await charges(service(), m, sub.subscription_id))[1]).toMatchObject({ status: 'PENDING', transaction_status: 'PROCESSING', attempts: 0, next_attempt_on: addDays(first, 3) });
 
     const canceled = await service().post(`/subscriptions/${sub.subscription_id}/cancel`, undefined, { token: m.token });
     expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
@@ -278,6 +282,33 @@ describeEachEngine('subscriptions', (service) => {
     const charge = await service().post(`/subscriptions/${sub.subscription_id}/charge`, { due_date: addDays(first, 61) }, { token: m.token });
     expect(charge.status).toBe(422);
     expect(charge.body.errors[0].code).toBe('04.02.0001');
+  });
+
+  it('answers a charge due later with its transaction PROCESSING and sends it to the processor on its due date', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const now = await today(service(), m);
+    const variable = await subscribe(service(), m, ids, { amount_type: 'VARIABLE', amount: undefined, asset: undefined, first_due_date: now });
+    const due = addDays(now, 4);
+    const created = await service().post(`/subscriptions/${variable.subscription_id}/charge`, { due_date: due, amount: 12, asset: 'BRL', force_work_day: false }, { token: m.token });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({ status: 'PENDING', transaction_status: 'PROCESSING' });
+    const token = created.body.transaction_id as string;
+    const history = async () => (await service().get(`/transactionDetails/${token}`, { token: m.token })).body.transaction_history.map((h: { status: string }) => h.status);
+    expect(await history()).toEqual(['PROCESSING', 'CREATED']);
+
+    // The day before: still waiting, never sent.
+    await setClockTo(service(), m, addDays(due, -1));
+    await service().background.sweep();
+    expect((await charges(service(), m, variable.subscription_id))[0]).toMatchObject({ attempts: 0, transaction_status: 'PROCESSING', next_attempt_on: due });
+    const sent = await service().ctx.db.selectFrom('sandbox_operations').select('reference').where('reference', '=', `${token}:authorize`).execute();
+    expect(sent).toHaveLength(0);
+
+    // On the day it is sent once and paid, with no second PROCESSING line in its history.
+    await setClockTo(service(), m, due);
+    const [paid] = await waitFor(() => charges(service(), m, variable.subscription_id), (list) => list[0]?.status === 'PAID', 'the charge to be paid');
+    expect(paid).toMatchObject({ attempts: 1, transaction_id: token, transaction_status: 'PAID' });
+    expect(await history()).toEqual(['PAID', 'PROCESSING', 'CREATED']);
   });
 
   it('answers the charge endpoint with exactly the spec resource and enforces every field rule', async () => {

@@ -16,6 +16,7 @@ import { describeEachEngine } from './harness';
  */
 const KEYED = ['fee_plans', 'sandbox_faults'];
 const TENANT = [
+  'card_encryption_keys',
   'cards',
   'checkout_sessions',
   'dashboard_sessions',
@@ -43,7 +44,7 @@ const CHILD = [
   'subscription_charge_attempts',
   'webhook_attempts',
 ];
-const SHARED = ['fx_rates', 'idempotency_keys', 'jobs', 'kysely_migration', 'kysely_migration_lock', 'merchants', 'settings'];
+const SHARED = ['fx_rates', 'idempotency_keys', 'jobs', 'kysely_migration', 'kysely_migration_lock', 'merchants', 'rate_limits', 'settings', 'token_signing_keys'];
 
 describeEachEngine('tenant keys', (service) => {
   it('classifies every table, and every tenant table carries a non-null merchant_id (in its key where KEYED)', async () => {

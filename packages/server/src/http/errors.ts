@@ -154,6 +154,7 @@ export const ERRORS = define({
   PAYOUT_CL_RUT_LOWERCASE_K: { code: '02.01.0044', status: 400, description: 'tax_id: the RUT check digit K must be upper case.' },
   PAYOUT_EMAIL_FORMAT: { code: '02.01.0045', status: 400, description: 'email: is not an e-mail address of at most 254 characters.' },
   PAYOUT_FULL_NAME_TOO_LONG: { code: '02.01.0046', status: 400, description: 'full_name: is longer than 100 characters.' },
+  PAYOUT_PE_CCI_BANK_MISMATCH: { code: '02.01.0047', status: 400, description: "account_number: a PE interbank account code (CCI) must start with the item's bank_code." },
 
   // 02.02 — the batch as a whole and the merchant's side of it, checked before anything is stored.
   PAYOUT_BATCH_TOO_LARGE: { code: '02.02.0001', status: 400, description: 'payoutTransactions: must have at most 1000 payout items.' },

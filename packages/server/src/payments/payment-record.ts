@@ -115,10 +115,17 @@ interface DescribedChange {
   lines: LedgerRow[];
 }
 
+/**
+ * Statuses in which a payment moved no money: the fees priced at its creation were never charged, so
+ * a move into one of them drops them (the row's totals and its fee lines, in the same statement).
+ */
+export const UNCHARGED_STATUSES: readonly PaymentStatus[] = ['DECLINED', 'ERROR'];
+
 /** The columns a change sets, and its event and journal lines, computed from the row as it will be. */
 function describeChange({ payment, status, at, patch = {}, journals, from }: StatusChange): DescribedChange {
   const stamp = STATUS_TIMESTAMPS[status];
-  const changes = { ...patch, status, updated_at: at, ...(stamp ? { [stamp]: at } : {}) };
+  const uncharged = UNCHARGED_STATUSES.includes(status) ? { merchant_fees_minor: 0n, customer_fees_minor: 0n } : {};
+  const changes = { ...patch, ...uncharged, status, updated_at: at, ...(stamp ? { [stamp]: at } : {}) };
   const expected: PaymentRow = { ...payment, ...changes };
   return {
     set: { payment_token: payment.payment_token, ...changes },
@@ -164,6 +171,16 @@ async function writeStatusGroup(db: Db, group: readonly DescribedChange[]): Prom
   // The token list lets the planner find the rows by primary key whatever it guesses of the JSON's size
   // (a generic plan made while the table was small would otherwise scan it whole).
   const tokens = group.map((c) => c.set.payment_token);
+  // Only a group that moves payments into an uncharged status deletes fee lines (the group shares its
+  // columns, and only those moves set the fee totals to zero); the others keep the statement as it was.
+  const unchargedTokens = group.filter((c) => UNCHARGED_STATUSES.includes(c.set.status as PaymentStatus)).map((c) => c.set.payment_token);
+  const dropFees =
+    unchargedTokens.length === 0
+      ? sql``
+      : sql`, uncharged_fees as (
+      delete from payment_fees as f where f.payment_token = any(${unchargedTokens}::uuid[])
+        and f.payment_token in (select payment_token from updated)
+    )`;
   const { rows } = await sql<PaymentRow>`
     with v as (select * from jsonb_populate_recordset(null::payments, ${jsonParameter(group.map((c) => c.set))}::jsonb)),
     updated as (
@@ -176,7 +193,7 @@ async function writeStatusGroup(db: Db, group: readonly DescribedChange[]): Prom
       select payment_token, status, updated_at from updated
     ),
     event as (${eventsInsertFrom('updated', 'payment_token', group.map((c) => c.event))}),
-    ledger as (${ledgerInsertFrom('updated', 'payment_token', group.flatMap((c) => c.lines))})
+    ledger as (${ledgerInsertFrom('updated', 'payment_token', group.flatMap((c) => c.lines))})${dropFees}
     select * from updated`.execute(db);
   return rows;
 }

@@ -238,15 +238,21 @@ export interface NewCardPayment {
   idempotencyKey?: string | null | undefined;
   now: Date;
   /**
-   * false stores the payment CREATED, to be sent later with startCardPayment (a subscription charge
-   * due on a later date); the default sends it now: PROCESSING, with its authorisation enqueued.
+   * false stores the payment CREATED, to be sent later with startCardPayment; the default sends it now:
+   * PROCESSING, with its authorisation enqueued.
    */
   start?: boolean;
+  /**
+   * true stores the payment PROCESSING, with its event, but without its authorisation job, which
+   * sendWaitingPayment enqueues later: a subscription charge due on a later date, whose transaction the
+   * spec shows PROCESSING from its creation.
+   */
+  sendLater?: boolean;
 }
 
 /**
  * Stores a card payment: the row (CREATED), its fees and history, and, unless `start` is false, the
- * move to PROCESSING with its event and the authorisation job. Atomic by itself, whether or not the
+ * move to PROCESSING with its event and (unless `sendLater`) the authorisation job. Atomic by itself, whether or not the
  * caller is in a transaction. The caller has validated and priced it, and pokes the worker after.
  * @example const payment = await insertCardPayment(trx, priced);
  */
@@ -271,7 +277,7 @@ export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment
     input.fees.fees.map((f) => ({ payment_token: row.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
   );
   const started = payments.filter(({ input }) => input.start !== false);
-  const jobs = started.map(({ input, row }) => ({ resourceId: row.payment_token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) }));
+  const jobs = started.filter(({ input }) => !input.sendLater).map(({ input, row }) => ({ resourceId: row.payment_token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) }));
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
@@ -317,7 +323,7 @@ function paymentRow(input: NewCardPayment) {
     contract_id: input.contractId,
     reference_id: input.referenceId,
     method: input.method,
-    // A payment sent at once is stored PROCESSING directly (both moves are in its history).
+    // A payment sent at once (or held for its due date) is stored PROCESSING directly (both moves are in its history).
     status: input.start === false ? 'CREATED' : 'PROCESSING',
     person_id: input.personId,
     card_id: input.cardId,
@@ -383,4 +389,15 @@ export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, 
   const processing = await changeStatus(trx, payment, 'PROCESSING', now);
   await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, authentication));
   return processing;
+}
+
+/**
+ * Sends a payment stored with `sendLater` (PROCESSING, waiting for its due date) to the processor,
+ * in the caller's transaction: its authorisation job, with no status change. The caller pokes the
+ * worker after committing.
+ * @example await sendWaitingPayment(trx, waitingPayment);
+ */
+export async function sendWaitingPayment(trx: Db, payment: PaymentRow): Promise<PaymentRow> {
+  await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, undefined));
+  return payment;
 }

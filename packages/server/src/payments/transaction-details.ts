@@ -1,46 +1,117 @@
+import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context';
+import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
+import { batchCalls, onePer } from '../lib/batch';
 import { toJsonNumber } from '../lib/money';
 import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
 import { refundView } from '../refunds/refund-record';
-import { exponentOf } from './payment-record';
+import { exponentOf, type PaymentRow } from './payment-record';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * Everything transaction details shows, for many payments in one statement: the payment with its
+ * person and card, and its fees, history lines and refunds aggregated as JSON, each through the
+ * index on `payment_token`. Amounts travel as text (exact, never through a float) and times as epoch
+ * milliseconds, truncated as the driver truncates a timestamp, so every format is applied by the one
+ * formatter of lib/time-format.ts. Written once as text: nothing is compiled per request, and the
+ * connection prepares it (db/prepared-statements.ts).
+ */
+const DETAILS_SQL = `
+select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address,
+  p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
+  p.captured_minor, p.refunded_minor, p.fx_rate, p.fx_rate_date, p.error_code, p.error_description, p.expires_at,
+  p.end_to_end_id, p.subscription_id, p.created_at,
+  per.name as person_name, per.email as person_email, per.tax_id_type as person_tax_id_type, per.tax_id as person_tax_id,
+  c.masked_number as card_masked_number, c.scheme as card_scheme,
+  (select coalesce(json_agg(json_build_object('fee_type', f.fee_type, 'payer', f.payer, 'amount_minor', f.amount_minor::text, 'currency', f.currency) order by f.id), '[]')
+     from payment_fees as f where f.payment_token = p.payment_token) as fees,
+  (select coalesce(json_agg(json_build_object('status', h.status, 'at_ms', floor(extract(epoch from h.at) * 1000)::bigint::text) order by h.at desc, h.id desc), '[]')
+     from payment_status_history as h where h.payment_token = p.payment_token) as history,
+  (select coalesce(json_agg(json_build_object(
+       'refund_id', r.refund_id::text, 'created_at_ms', floor(extract(epoch from r.created_at) * 1000)::bigint::text, 'status', r.status,
+       'amount_minor', r.amount_minor::text, 'currency', r.currency, 'error_code', r.error_code, 'error_description', r.error_description)
+     order by r.refund_id), '[]')
+     from refunds as r where r.payment_token = p.payment_token) as refunds
+from payments as p
+left join persons as per on per.id = p.person_id
+left join cards as c on c.id = p.card_id
+where p.payment_token = any($1::uuid[])`;
+
+type DetailsRow = Pick<
+  PaymentRow,
+  | 'payment_token'
+  | 'merchant_id'
+  | 'contract_id'
+  | 'reference_id'
+  | 'method'
+  | 'status'
+  | 'person_id'
+  | 'ip_address'
+  | 'original_amount_minor'
+  | 'original_currency'
+  | 'amount_minor'
+  | 'currency'
+  | 'customer_fees_minor'
+  | 'merchant_fees_minor'
+  | 'captured_minor'
+  | 'refunded_minor'
+  | 'fx_rate'
+  | 'fx_rate_date'
+  | 'error_code'
+  | 'error_description'
+  | 'expires_at'
+  | 'end_to_end_id'
+  | 'subscription_id'
+  | 'created_at'
+> & {
+  person_name: string | null;
+  person_email: string | null;
+  person_tax_id_type: string | null;
+  person_tax_id: string | null;
+  card_masked_number: string | null;
+  card_scheme: string | null;
+  fees: { fee_type: string; payer: string; amount_minor: string; currency: string }[];
+  history: { status: string; at_ms: string }[];
+  refunds: { refund_id: string; created_at_ms: string; status: string; amount_minor: string; currency: string; error_code: string | null; error_description: string | null }[];
+};
+
+/** Reads many payments' details rows in one statement; answers them in the order of `tokens` (undefined: no such payment). */
+async function loadDetailsRows(db: Db, tokens: readonly string[]): Promise<(DetailsRow | undefined)[]> {
+  const { rows } = await db.executeQuery<DetailsRow>(CompiledQuery.raw(DETAILS_SQL, [[...new Set(tokens)]]));
+  const byToken = new Map(rows.map((row) => [row.payment_token, row]));
+  return tokens.map((token) => byToken.get(token));
+}
+
+/** The read shared by the details requests of one turn of the event loop (lib/batch.ts). */
+const readersOf = onePer((db: Db) => batchCalls((tokens: readonly string[]) => loadDetailsRows(db, tokens)));
+
+/**
  * `GET /transactionDetails/<payment_token>`: every group and field of the spec's Transaction details
- * resource. Tax id and card number are masked; history is newest first.
+ * resource, from one statement (shared by the requests that arrive together). Tax id and card number are
+ * masked; history is newest first; every absent value is `null`. Each fee carries an `fxInfo`
+ * object (rate "1" when no conversion happened; docs/payments.md).
  * @example const details = await transactionDetails(ctx, merchantId, token);
  */
 export async function transactionDetails(ctx: AppContext, merchantId: string, paymentToken: string) {
   if (!UUID.test(paymentToken)) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-  const payment = await ctx.db
-    .selectFrom('payments')
-    .selectAll()
-    .where('payment_token', '=', paymentToken)
-    .where('merchant_id', '=', merchantId)
-    .executeTakeFirst();
-  if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-  const [person, card, fees, history, refunds] = await Promise.all([
-    payment.person_id ? ctx.db.selectFrom('persons').selectAll().where('id', '=', payment.person_id).executeTakeFirst() : undefined,
-    payment.card_id ? ctx.db.selectFrom('cards').selectAll().where('id', '=', payment.card_id).executeTakeFirst() : undefined,
-    ctx.db.selectFrom('payment_fees').selectAll().where('payment_token', '=', paymentToken).orderBy('id').execute(),
-    ctx.db.selectFrom('payment_status_history').selectAll().where('payment_token', '=', paymentToken).orderBy('at', 'desc').orderBy('id', 'desc').execute(),
-    ctx.db.selectFrom('refunds').selectAll().where('payment_token', '=', paymentToken).orderBy('refund_id').execute(),
-  ]);
+  const row = await readersOf(ctx.db)(paymentToken.toLowerCase());
+  // Another merchant's payment is not found, exactly like a missing one.
+  if (!row || row.merchant_id !== merchantId) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
+  return presentDetails(row);
+}
+
+function presentDetails(payment: DetailsRow) {
   const exponent = exponentOf(payment.currency);
   const money = (minor: bigint) => toJsonNumber(minor, exponent);
+  const customerFeesMinor = payment.customer_fees_minor;
+  const merchantFeesMinor = payment.merchant_fees_minor;
   const chargedMinor = payment.captured_minor > 0n ? payment.captured_minor : payment.amount_minor;
-  const fxInfo =
-    payment.original_currency === payment.currency
-      ? null
-      : {
-          original_currency: payment.original_currency,
-          counter_currency: payment.currency,
-          rate: payment.fx_rate ?? '',
-          rate_timestemp: payment.fx_rate_date ?? formatDate(payment.created_at),
-        };
+  const converted = payment.original_currency !== payment.currency && payment.fx_rate !== null;
+  const taxIdType = payment.person_tax_id_type;
+  const maskedTaxId = taxIdType && payment.person_tax_id !== null ? maskTaxId(taxIdType as 'CPF' | 'CNPJ', payment.person_tax_id) : null;
   return {
     general_info: {
       transaction_status: payment.status,
@@ -49,48 +120,69 @@ export async function transactionDetails(ctx: AppContext, merchantId: string, pa
       project_id: payment.contract_id,
     },
     customer_info: {
-      customer_id: payment.person_id ?? '',
-      tax_id: person ? maskTaxId(person.tax_id_type, person.tax_id) : '',
-      tax_id_type: person?.tax_id_type ?? '',
-      payer_tax_id: person ? maskTaxId(person.tax_id_type, person.tax_id) : '',
-      payer_tax_id_type: person?.tax_id_type ?? '',
-      payer_name: person?.name ?? '',
-      customer_contact: person?.email ?? '',
-      order_ip: payment.ip_address ?? '',
+      customer_id: payment.person_id,
+      tax_id: maskedTaxId,
+      tax_id_type: taxIdType,
+      payer_tax_id: maskedTaxId,
+      payer_tax_id_type: taxIdType,
+      payer_name: payment.person_name,
+      customer_contact: payment.person_email,
+      order_ip: payment.ip_address,
       // Deriving a country from an address needs a geolocation database, which Colibri does not ship.
       order_ip_country: null,
     },
     payment_info: {
       order_method: payment.method,
       order_method_country: 'BR',
-      card_number: card?.masked_number ?? '',
-      card_scheme: card?.scheme ?? '',
+      card_number: payment.card_masked_number,
+      card_scheme: payment.card_scheme,
+      // The order as the merchant placed it, in its own currency; a capture or a refund never changes it.
       order_amount: toJsonNumber(payment.original_amount_minor, exponentOf(payment.original_currency)),
       order_currency: payment.original_currency,
-      payment_amount: money(chargedMinor + payment.customer_fees_minor),
+      // What the customer is charged: the captured amount once captured (in full or in part), the
+      // authorised one before, plus the customer fees priced on that amount.
+      payment_amount: money(chargedMinor + customerFeesMinor),
       payment_currency: payment.currency,
       refunded_amount: money(payment.refunded_minor),
       error_code: payment.error_code,
       error_description: payment.error_description,
-      expiration_date: payment.expires_at ? formatDateTime(payment.expires_at) : '',
-      end_to_end_id: payment.end_to_end_id ?? '',
-      subscription_id: payment.subscription_id ?? '',
+      expiration_date: payment.expires_at ? formatDateTime(payment.expires_at) : null,
+      end_to_end_id: payment.end_to_end_id,
+      subscription_id: payment.subscription_id,
       flags: [] as string[],
     },
     fee_info: {
-      total_fee_values: money(payment.merchant_fees_minor + payment.customer_fees_minor),
-      merchant_amount: money(payment.merchant_fees_minor),
-      fee: fees.map((f) => ({
+      total_fee_values: money(merchantFeesMinor + customerFeesMinor),
+      merchant_amount: money(merchantFeesMinor),
+      // A DECLINED or ERROR payment has none: its fees are dropped when it ends so (payment-record.ts).
+      fee: payment.fees.map((f) => ({
         fee_type: f.fee_type,
         payer: f.payer,
-        value: money(f.amount_minor),
+        value: toJsonNumber(BigInt(f.amount_minor), exponentOf(f.currency)),
         currency: f.currency,
-        fxInfo,
+        fxInfo: {
+          original_currency: payment.original_currency,
+          counter_currency: f.currency,
+          rate: converted ? (payment.fx_rate as string) : '1',
+          rate_timestemp: (converted ? payment.fx_rate_date : null) ?? formatDate(payment.created_at),
+        },
       })),
     },
-    other_info: { dispute_id: '' },
-    transaction_history: history.map((h) => ({ status: h.status, timestamp: formatDateTime(h.at) })),
-    // Beyond the spec's groups: the payment's refunds, oldest first (docs/refunds.md).
-    refunds: refunds.map(refundView),
+    // Colibri has no disputes yet, so no payment has a dispute id.
+    other_info: { dispute_id: null },
+    transaction_history: payment.history.map((h) => ({ status: h.status, timestamp: formatDateTime(new Date(Number(h.at_ms))) })),
+    // Beyond the spec's groups: the payment's refunds, oldest first (docs/refunds.md), as GET /refund/<id> shows them.
+    refunds: payment.refunds.map((r) =>
+      refundView({
+        refund_id: BigInt(r.refund_id),
+        payment_token: payment.payment_token,
+        created_at: new Date(Number(r.created_at_ms)),
+        status: r.status,
+        amount_minor: BigInt(r.amount_minor),
+        currency: r.currency,
+        error_code: r.error_code,
+        error_description: r.error_description,
+      }),
+    ),
   };
 }

@@ -51,20 +51,27 @@ export async function changeRefundStatus(
   return updated;
 }
 
-/** Writes the refund's `refund.status_changed` event for its current status. */
+/**
+ * Writes the refund's `refund.status_changed` event for its current status. Its data carry the
+ * payment's `reference_id` (the contract's Callbacks section), read in the same transaction: a
+ * payment's reference never changes, so the refund does not keep a copy of it.
+ */
 export async function announce(trx: Db, refund: RefundRow): Promise<void> {
+  const payment = await trx.selectFrom('payments').select('reference_id').where('payment_token', '=', refund.payment_token).executeTakeFirstOrThrow();
   await recordEvent(trx, {
     merchantId: refund.merchant_id,
     type: 'refund.status_changed',
     resourceType: 'refund',
     resourceId: String(refund.refund_id),
-    data: refundView(refund),
+    data: { ...refundView(refund), reference_id: payment.reference_id },
     notificationUrls: [refund.notification_url],
   });
 }
 
-/** The refund as the API and callbacks show it. */
-export function refundView(refund: RefundRow) {
+/** The refund as the API and callbacks show it (transaction details lists them the same way). */
+export function refundView(
+  refund: Pick<RefundRow, 'refund_id' | 'payment_token' | 'created_at' | 'status' | 'amount_minor' | 'currency' | 'error_code' | 'error_description'>,
+) {
   return {
     refund_id: Number(refund.refund_id),
     payment_token: refund.payment_token,

@@ -1,6 +1,6 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { announceCharge, attemptCharge, moveCharge, startWaitingAttempt } from './charge-record';
+import { announceCharge, attemptCharge, isWaitingPayment, moveCharge, startWaitingAttempt } from './charge-record';
 import { merchantTodaySql } from './merchant-today-sql';
 import { merchantToday } from './schedule';
 import { lockSubscription } from './subscription-record';
@@ -9,7 +9,7 @@ const ATTEMPT_BATCH = 500;
 
 /**
  * Starts every attempt that has come due on its merchant's clock: a charge made ahead of its due date
- * (its CREATED payment goes to the processor) and a retry of a declined charge (a new payment). Each
+ * (its waiting payment goes to the processor) and a retry of a declined charge (a new payment). Each
  * runs under the subscription's and then the charge's row lock and re-checks the charge, so workers
  * racing on one charge start one attempt; the (charge, attempt) primary key backs that up.
  * @example await attemptDueCharges(ctx);
@@ -39,7 +39,7 @@ export async function attemptDueCharges(ctx: AppContext): Promise<number> {
       const waiting = charge.payment_token
         ? await trx.selectFrom('payments').selectAll().where('payment_token', '=', charge.payment_token).executeTakeFirst()
         : undefined;
-      if (waiting?.status === 'CREATED') {
+      if (isWaitingPayment(charge, waiting)) {
         await startWaitingAttempt(trx, charge, waiting, now);
       } else {
         const retried = await attemptCharge(trx, subscription, charge, now, true);

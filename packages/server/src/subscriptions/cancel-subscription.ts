@@ -3,15 +3,15 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { changeStatus } from '../payments/payment-record';
 import { canTransition } from '../payments/states';
-import { moveCharge } from './charge-record';
+import { isWaitingPayment, moveCharge } from './charge-record';
 import { assertSubscriptionStatus } from './states';
 import { lockSubscription, moveSubscription, type SubscriptionRow } from './subscription-record';
 
 /**
  * `POST /subscriptions/<id>/cancel`: under the subscription's row lock, the subscription turns
  * CANCELED (no further period is scheduled) and every charge still waiting (for its due date or for a
- * retry) is CANCELED with its CREATED payment. An attempt already with the processor cannot be called
- * back: its charge settles with the payment's outcome, PAID or CANCELED, and is never retried.
+ * retry) is CANCELED, with its payment when that was never sent. An attempt already with the processor
+ * cannot be called back: its charge settles with the payment's outcome, PAID or CANCELED, and is never retried.
  * @example const canceled = await cancelSubscription(ctx, merchantId, id);
  */
 export async function cancelSubscription(ctx: AppContext, merchantId: string, subscriptionId: string): Promise<SubscriptionRow> {
@@ -33,7 +33,8 @@ export async function cancelSubscription(ctx: AppContext, merchantId: string, su
       const payment = charge.payment_token
         ? await trx.selectFrom('payments').selectAll().where('payment_token', '=', charge.payment_token).forUpdate().executeTakeFirst()
         : undefined;
-      if (payment?.status === 'CREATED' && canTransition(payment.status, 'CANCELED')) await changeStatus(trx, payment, 'CANCELED', now);
+      // A payment still waiting for its due date never reached the processor, so it is canceled here.
+      if (isWaitingPayment(charge, payment) && canTransition(payment.status, 'CANCELED')) await changeStatus(trx, payment, 'CANCELED', now);
       await moveCharge(trx, canceled, charge, 'CANCELED', now);
     }
     return canceled;

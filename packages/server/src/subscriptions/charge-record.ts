@@ -6,7 +6,7 @@ import { convert } from '../fees/fx';
 import { toJsonNumber, type Currency } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf, type PaymentRow } from '../payments/payment-record';
-import { insertCardPayment, startCardPayment } from '../payments/send-payment';
+import { insertCardPayment, sendWaitingPayment, startCardPayment } from '../payments/send-payment';
 import { merchantToday } from './schedule';
 import { canMoveCharge, type ChargeStatus } from './states';
 import type { SubscriptionRow } from './subscription-record';
@@ -37,7 +37,8 @@ export async function insertCharge(
 /**
  * Creates the card payment of a charge's next attempt, in the caller's transaction (which holds the
  * subscription's lock). With `start` the payment goes to the processor now and the attempt is
- * counted; without it the payment waits CREATED for the due date (see startWaitingAttempt). Each
+ * counted; without it the payment waits for the due date (see startWaitingAttempt), already PROCESSING
+ * as the spec shows a charge's transaction at creation, but not yet sent to the processor. Each
  * attempt is priced when its payment is created: the stored FX rate and the merchant's fee plan of
  * that moment, like any card payment.
  * @example const { charge, payment } = await attemptCharge(trx, subscription, charge, now, true);
@@ -74,7 +75,7 @@ export async function attemptCharge(
     authentication: undefined,
     subscriptionId: subscription.id,
     now,
-    start,
+    sendLater: !start,
   });
   if (!start) {
     const waiting = await updateCharge(trx, charge, { payment_token: payment.payment_token, next_attempt_on: charge.due_date }, now);
@@ -84,11 +85,22 @@ export async function attemptCharge(
 }
 
 /**
- * Sends the CREATED payment of a charge that was waiting for its due date.
- * @example await startWaitingAttempt(trx, charge, createdPayment, now);
+ * Whether a charge's payment is still waiting for the due date: stored by attemptCharge without
+ * `start`, never sent, so no attempt counts it. Such a payment is PROCESSING (CREATED when an earlier
+ * version of Colibri stored it) and may still be canceled with its charge.
+ * @example if (isWaitingPayment(charge, payment)) await startWaitingAttempt(trx, charge, payment, now);
+ */
+export function isWaitingPayment(charge: Pick<ChargeRow, 'attempts' | 'payment_token'>, payment: Pick<PaymentRow, 'payment_token' | 'status'> | undefined): payment is PaymentRow {
+  if (!payment || charge.attempts !== 0 || charge.payment_token !== payment.payment_token) return false;
+  return payment.status === 'PROCESSING' || payment.status === 'CREATED';
+}
+
+/**
+ * Sends the waiting payment of a charge whose due date has come (see isWaitingPayment).
+ * @example await startWaitingAttempt(trx, charge, waitingPayment, now);
  */
 export async function startWaitingAttempt(trx: Db, charge: ChargeRow, payment: PaymentRow, now: Date): Promise<ChargeRow> {
-  const processing = await startCardPayment(trx, payment, now);
+  const processing = payment.status === 'CREATED' ? await startCardPayment(trx, payment, now) : await sendWaitingPayment(trx, payment);
   return countAttempt(trx, charge, processing, now);
 }
 

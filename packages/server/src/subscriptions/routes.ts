@@ -116,7 +116,7 @@ export function registerSubscriptionRoutes(app: App, ctx: AppContext): void {
       schema: {
         summary: 'Create a subscription charge',
         description:
-          'Charges the card on file for one due date. Due today or earlier: the transaction is PROCESSING at once. A later due date: the transaction waits CREATED and is sent on that day (merchant clock).',
+          'Charges the card on file for one due date. The transaction is PROCESSING from creation: due today or earlier, it goes to the processor at once; a later due date, it is sent on that day (merchant clock).',
         tags,
         params: SubscriptionParams,
         body: CreateChargeBody,

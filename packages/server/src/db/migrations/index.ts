@@ -12,6 +12,7 @@ import * as checkout from './0009-checkout';
 import * as subscriptions from './0010-subscriptions';
 import * as resilience from './0012-resilience';
 import * as accessAndKeys from './0014-access-and-keys';
+import * as unchargedFees from './0016-uncharged-fees';
 import * as dashboard from './0020-dashboard';
 
 /**
@@ -32,5 +33,6 @@ export const migrations: Record<string, Migration> = {
   '0011-refunds': refunds,
   '0012-resilience': resilience,
   '0014-access-and-keys': accessAndKeys,
+  '0016-uncharged-fees': unchargedFees,
   '0020-dashboard': dashboard,
 };

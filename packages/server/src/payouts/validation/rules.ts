@@ -50,6 +50,8 @@ export const PAYOUT_RULES = [
   'CL_RUT_LOWERCASE_K',
   'EMAIL_FORMAT',
   'FULL_NAME_TOO_LONG',
+  // Rules across fields come after every rule of a single field.
+  'PE_CCI_BANK_MISMATCH',
 ] as const;
 
 /** The name of one payout validation rule. */

@@ -217,6 +217,12 @@ const CASES: readonly Case[] = [
   { name: 'CL full_name blank', from: 'cl-cc-0001', change: setRecipient({ full_name: '   ' }), path: 'required_CL.full_name', rule: 'REQUIRED' },
   { name: 'CL full_name of 101 characters', from: 'cl-cc-0001', change: setRecipient({ full_name: 'ñ'.repeat(101) }), path: 'required_CL.full_name', rule: 'FULL_NAME_TOO_LONG' },
   { name: 'CO full_name of 101 characters', from: 'co-cc-0001', change: setRecipient({ full_name: 'A'.repeat(101) }), path: 'required_CO.full_name', rule: 'FULL_NAME_TOO_LONG' },
+
+  // Across fields.
+  { name: 'PE CCI of bank 003 sent with bank_code 011', from: 'pe-cm-0001', change: setRecipient({ bank_code: '011' }), path: 'required_PE.account_number', rule: 'PE_CCI_BANK_MISMATCH' },
+  { name: 'PE CCI of bank 002 sent with bank_code 003', from: 'pe-cm-0001', change: setRecipient({ account_number: '00219100021577201451' }), path: 'required_PE.account_number', rule: 'PE_CCI_BANK_MISMATCH' },
+  // An invalid CCI reports its own rule only: its bank cannot be trusted.
+  { name: 'PE CCI of bank 011 with a wrong check digit at bank 003', from: 'pe-cm-0001', change: setRecipient({ account_number: '01115200010012345665' }), path: 'required_PE.account_number', rule: 'PE_CCI_CHECK_DIGIT' },
 ];
 
 /** Applies a case to a fresh copy of its example; a change may also replace the whole item. */

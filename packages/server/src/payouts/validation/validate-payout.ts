@@ -461,6 +461,19 @@ function checkRecipient(
     else issues.add(at('full_name'), 'FULL_NAME_TOO_LONG', `full_name must be at most ${FULL_NAME_MAX_LENGTH} characters.`);
   }
 
+  // Checked last, once bank_code and the CCI have each passed on their own: a CCI names its bank in its
+  // first three digits, and a transfer sent to one bank cannot credit an account held at another.
+  if (country === 'PE' && values.bank_code !== undefined && values.bank_code !== PE_BCP_BANK_CODE && values.account_number !== undefined) {
+    const cciBank = values.account_number.slice(0, 3);
+    if (cciBank !== values.bank_code) {
+      issues.add(
+        at('account_number'),
+        'PE_CCI_BANK_MISMATCH',
+        `account_number is an interbank account code (CCI) of bank ${cciBank}, not of bank_code ${values.bank_code}: its first three digits must be the bank code.`,
+      );
+    }
+  }
+
   return issues.list.length === before ? values : undefined;
 }
 

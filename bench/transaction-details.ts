@@ -1,0 +1,135 @@
+/**
+ * `GET /transactionDetails/<payment_token>` throughput and p99 against pgbench's built-in select-only
+ * script (`-S`: one primary-key read per transaction) at the same client count, in the same run, on the
+ * same PostgreSQL; then the same load on PGlite. Target: ≥ 0.3× pgbench `-S` on PostgreSQL.
+ *
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/transaction-details.ts
+ *   (BENCH_CONNECTIONS=10 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PAYMENTS=200 by default)
+ *
+ * Before the load, the benchmark stores BENCH_PAYMENTS card payments of one merchant through the API
+ * (approved, declined, in USD, partially captured and partly refunded, in turn) and waits until each
+ * has its final status, so the answers carry fees, history lines and refunds. Each connection then
+ * reads those payments in turn. Each round runs pgbench and then Colibri on a fresh database, back to
+ * back, so both meet the same machine load; the table gives medians over the rounds, and each ratio is
+ * the median of the rounds' ratios. PGlite's ratio is against the median pgbench.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createBenchDatabase, median, pgbench, printTable, startColibri, type Figure } from './lib';
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const paymentCount = Number(process.env.BENCH_PAYMENTS ?? 200);
+const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+type Json = Record<string, unknown>;
+
+async function call(url: string, init: { method?: string; body?: unknown; token?: string; admin?: string } = {}): Promise<Json> {
+  const headers: Record<string, string> = {};
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.token) headers['x-auth-token'] = init.token;
+  if (init.admin) headers.authorization = `Bearer ${init.admin}`;
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const body = (await response.json()) as Json;
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Stores `paymentCount` payments of one merchant in four shapes and waits for their final statuses. */
+async function seedPayments(base: string, adminToken: string): Promise<{ token: string; paymentTokens: string[] }> {
+  const merchant = await call(`${base}/admin/merchants`, { method: 'POST', admin: adminToken, body: { name: 'Bench details' } });
+  const { token } = (await call(`${base}/auth`, { method: 'POST', body: { apiKey: merchant.api_key, apiSecret: merchant.api_secret } })) as { token: string };
+  const person = await call(`${base}/checkout/person`, { method: 'POST', token, body: { name: 'Bench Buyer', email: 'b@example.com', tax_id: '52998224725', tax_id_type: 'CPF' } });
+  const card = async (number: string) =>
+    (await call(`${base}/checkout/card`, { method: 'POST', token, body: { public_person_id: person.public_person_id, number, exp_month: '12', exp_year: '2035', cvv: '123', holder_name: 'BENCH' } }))
+      .public_card_id;
+  const approved = await card('4111111111111111');
+  const declined = await card('4000000000000002');
+  const shapes = [
+    { card: approved, payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } },
+    { card: declined, payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } },
+    { card: approved, payment: { amount: '25.00', method: 'CREDITCARD', asset: 'USD', installments: 3 } },
+    { card: approved, payment: { amount: '40.00', method: 'CREDITCARD', asset: 'BRL', installments: 1, delay_capture: true } },
+  ];
+  const paymentTokens: string[] = [];
+  for (let n = 0; n < paymentCount; n++) {
+    const shape = shapes[n % shapes.length] as (typeof shapes)[number];
+    const sent = await call(`${base}/checkout/sendPayment`, {
+      method: 'POST',
+      token,
+      body: { contract_id: merchant.contract_id, reference_id: `bench-${n}`, public_person_id: person.public_person_id, public_card_id: shape.card, payment: shape.payment },
+    });
+    paymentTokens.push(String(sent.payment_token));
+  }
+  const settle = async (tokens: string[], done: (status: string) => boolean) => {
+    for (const paymentToken of tokens) {
+      for (let tries = 0; ; tries++) {
+        const details = await call(`${base}/transactionDetails/${paymentToken}`, { token });
+        const status = String((details.general_info as Json).transaction_status);
+        if (done(status)) break;
+        if (tries > 600) throw new Error(`payment ${paymentToken} stayed ${status}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
+  await settle(paymentTokens, (status) => status !== 'PROCESSING');
+  // The pre-authorised ones are captured in part and then refunded in part.
+  const preAuthorized = paymentTokens.filter((_, n) => n % shapes.length === 3);
+  for (const paymentToken of preAuthorized) await call(`${base}/checkout/${paymentToken}/capture`, { method: 'POST', token, body: { amount: 30 } });
+  await settle(preAuthorized, (status) => status === 'PAID');
+  for (const paymentToken of preAuthorized) {
+    await call(`${base}/refund`, { method: 'POST', token, body: { payment_token: paymentToken, amount: 5 } });
+  }
+  return { token, paymentTokens };
+}
+
+async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
+  const database = engine === 'postgres' ? await createBenchDatabase(pgUrl) : undefined;
+  const env = { COLIBRI_SANDBOX_DELAY_MS: '0', COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-bench-')), ...(database ? { DATABASE_URL: database.url } : {}) };
+  const service = await startColibri(18_202, env);
+  try {
+    const { token, paymentTokens } = await seedPayments(service.url, service.adminToken);
+    const result = await autocannon({
+      url: service.url,
+      connections,
+      duration: seconds,
+      headers: { 'x-auth-token': token },
+      requests: paymentTokens.map((paymentToken) => ({ method: 'GET' as const, path: `/transactionDetails/${paymentToken}` })),
+    });
+    return { name: `${engine}: GET /transactionDetails (${paymentTokens.length} payments in turn)`, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
+  } finally {
+    await service.stop();
+    await database?.drop();
+  }
+}
+
+console.log(`connections=${connections} duration=${seconds}s rounds=${rounds} payments=${paymentCount} node=${process.version}\n`);
+const measured: { pgbench: Awaited<ReturnType<typeof pgbench>>; colibri: Figure }[] = [];
+for (let round = 1; round <= rounds; round++) {
+  const baseline = await pgbench(pgUrl, { selectOnly: true, connections, seconds });
+  const colibri = await measureDetails('postgres');
+  measured.push({ pgbench: baseline, colibri });
+  console.log(
+    `round ${round}: pgbench -S ${baseline.requestsPerSecond.toFixed(0)} tps; details ${colibri.requestsPerSecond.toFixed(0)}/s ` +
+      `(${(colibri.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x), p99 ${colibri.p99Ms} ms, non-2xx ${colibri.non2xx}`,
+  );
+}
+const onPglite = await measureDetails('pglite');
+
+const middle = (pick: (r: (typeof measured)[number]) => number) => median(measured.map(pick));
+const pgbenchTps = middle((r) => r.pgbench.requestsPerSecond);
+printTable([
+  { name: `pgbench select-only (-S -c ${connections})`, requestsPerSecond: pgbenchTps, p99Ms: Number.NaN, non2xx: 0 },
+  {
+    name: measured[0]?.colibri.name ?? 'postgres: GET /transactionDetails',
+    requestsPerSecond: middle((r) => r.colibri.requestsPerSecond),
+    p99Ms: middle((r) => r.colibri.p99Ms),
+    non2xx: measured.reduce((sum, r) => sum + r.colibri.non2xx, 0),
+    ratio: middle((r) => r.colibri.requestsPerSecond / r.pgbench.requestsPerSecond),
+  },
+  { ...onPglite, ratio: onPglite.requestsPerSecond / pgbenchTps },
+]);
+console.log(`\n(medians over ${rounds} rounds; pgbench prints no p99, its median average latency was ${middle((r) => r.pgbench.latencyAverageMs)} ms; PGlite's ratio is against the median pgbench)`);
