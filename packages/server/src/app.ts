@@ -10,14 +10,14 @@ import { registerStuckOperations } from './jobs/stuck-operations';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
 import { installAuthHook } from './http/auth-hook';
-import { answerFrameworkError, installErrorHandler } from './http/error-handler';
+import { frameworkErrorAnswer, installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
 import { installFramePolicy } from './http/frame-policy';
 import { validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
 import { installRequestBounds, trackRouteMethods } from './http/request-bounds';
-import { installSecurityHeaders } from './http/security-headers';
+import { installSecurityHeaders, securityHeadersFor } from './http/security-headers';
 import { installCallbackTargetCheck } from './webhooks/callback-targets';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
@@ -74,7 +74,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     // A malformed URL or an over-long path parameter never reaches a route; answer them, too, in
     // the standard error body.
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: frameworkErrorAnswer(securityHeadersFor(ctx.config)),
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 

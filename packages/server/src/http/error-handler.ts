@@ -79,15 +79,21 @@ export function installErrorHandler(app: App, ctx: AppContext, allowedMethods: (
 }
 
 /**
- * Fastify's `frameworkErrors` hook: errors the router meets before any route is chosen (a URL that
+ * Fastify's `frameworkErrors` handler, given the headers every answer carries: errors the router meets before any route is chosen (a URL that
  * does not decode, a path parameter beyond the router's length limit). No route, hence no token
  * and no route options, exists yet, so the answer is the standard body built directly.
  */
-export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrorAnswer(headers: Record<string, string>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => answerFrameworkError(error, request, reply, headers);
+}
+
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>): void {
   const apiError = toApiError(error) ?? new ApiError('MALFORMED_BODY');
   request.log.info({ status: apiError.status, codes: apiError.items.map((i) => i.code) }, apiError.message);
   const rawPath = request.raw.url?.split('?')[0] ?? '/';
+  // No onSend hook runs for these answers, so they carry the shared headers themselves.
   void reply
+    .headers({ ...headers, 'x-request-id': request.id, 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" })
     .code(apiError.status)
     .type('application/json')
     .send(

@@ -16,11 +16,22 @@ const HSTS = 'max-age=31536000';
  * @example installSecurityHeaders(app, ctx.config);
  */
 export function installSecurityHeaders(app: App, config: Pick<Config, 'publicBaseUrl'>): void {
-  const hsts = config.publicBaseUrl?.toLowerCase().startsWith('https://') === true;
+  const headers = securityHeadersFor(config);
   app.addHook('onSend', (_request, reply, payload, done) => {
-    reply.header('x-content-type-options', 'nosniff');
-    if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
-    if (hsts) reply.header('strict-transport-security', HSTS);
+    for (const [name, value] of Object.entries(headers)) {
+      // A route may choose its own referrer policy; nosniff and HSTS are not negotiable.
+      if (name !== 'referrer-policy' || !reply.hasHeader(name)) reply.header(name, value);
+    }
     done(null, payload);
   });
+}
+
+/**
+ * The headers themselves, for answers that no hook sees (the router's own errors).
+ * @example securityHeadersFor({ publicBaseUrl: 'https://pay.example.com' })['strict-transport-security'] // 'max-age=31536000'
+ */
+export function securityHeadersFor(config: Pick<Config, 'publicBaseUrl'>): Record<string, string> {
+  const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+  if (config.publicBaseUrl?.toLowerCase().startsWith('https://') === true) headers['strict-transport-security'] = HSTS;
+  return headers;
 }
