@@ -7,7 +7,6 @@ import { payWithCard } from '../checkout/pay-with-card';
 import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, PublicStatusResponse } from '../checkout/schemas';
 import { startCodeAttempt } from '../checkout/start-attempt';
 import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
-import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
 import { PAGE_CSP, pageAssets } from './assets';
 import { buildPage, pageVersion } from './build-page';
