@@ -13,8 +13,6 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Hosts that callbacks may reach even though they resolve to loopback or private addresses. */
   readonly callbackAllowHosts: readonly string[];
-  /** `PUBLIC_BASE_URL`: the address clients reach Colibri at; when it is https, answers carry HSTS. */
-  readonly publicBaseUrl?: string | undefined;
   /** Callback delivery: timeout, retry schedule and concurrency (docs/callbacks.md). */
   readonly callbacks: CallbackSettings;
   /** Simulated processor latency in sandbox mode. */
@@ -211,7 +209,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== ''),
-    publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
     callbacks: {
       timeoutMs: read.integer('COLIBRI_CALLBACK_TIMEOUT_MS', 15_000, 100, 15_000),
       retryBaseMs: read.integer('COLIBRI_CALLBACK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
