@@ -10,12 +10,15 @@ import { registerStuckOperations } from './jobs/stuck-operations';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
 import { installAuthHook } from './http/auth-hook';
-import { installErrorHandler } from './http/error-handler';
+import { frameworkErrorAnswer, installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
 import { installFramePolicy } from './http/frame-policy';
-import { findNulCharacter, validatorCompiler } from './http/validation';
+import { validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
+import { installRequestBounds, trackRouteMethods } from './http/request-bounds';
+import { installSecurityHeaders, securityHeadersFor } from './http/security-headers';
+import { installCallbackTargetCheck } from './webhooks/callback-targets';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerSystemRoutes } from './system/routes';
@@ -69,17 +72,19 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // Behind a load balancer, request.ip (rate limits, logs) and request.protocol (absolute URLs) come
     // from X-Forwarded-* only for the proxies this setting trusts (docs/operations.md).
     trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
+    // A malformed URL or an over-long path parameter never reaches a route; answer them, too, in
+    // the standard error body.
+    frameworkErrors: frameworkErrorAnswer(securityHeadersFor(ctx.config)),
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.setValidatorCompiler(validatorCompiler);
   // JSON is the API's body format (and form bodies for POST /auth only); plain text is not accepted.
   app.removeContentTypeParser('text/plain');
+  installRequestBounds(app, ctx.config);
+  const allowedMethods = trackRouteMethods(app);
+  installSecurityHeaders(app, ctx.config);
   // Hooks that run on every request are callback-style: no promise per request where nothing awaits.
-  app.addHook('preValidation', (request, _reply, done) => {
-    const field = findNulCharacter(request.body) ?? findNulCharacter(request.query);
-    done(field ? new ApiError('FIELD_FORMAT', `${field}: must not contain NUL characters.`) : undefined);
-  });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);
@@ -110,12 +115,18 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     });
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, logLevel: 'warn' });
   });
-  await app.register(rateLimit, { global: false });
+  await app.register(rateLimit, {
+    global: false,
+    // A limit reached is a 429 in the standard body, with Retry-After in whole seconds.
+    errorResponseBuilder: (_request, context) =>
+      new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) }),
+  });
 
-  installErrorHandler(app, ctx);
+  installErrorHandler(app, ctx, allowedMethods);
   installAuthHook(app, ctx);
   installIdempotency(app, ctx);
   installFramePolicy(app);
+  installCallbackTargetCheck(app, ctx.config);
 
   const registry = installMetrics(app, ctx);
   registerSystemRoutes(app, ctx, registry);

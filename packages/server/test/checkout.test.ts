@@ -5,6 +5,7 @@ import { balances } from '../src/ledger/ledger';
 import { digitableLineToBarcode, isValidBarcode, isValidDigitableLine, parseBoleto } from '../src/rails/boleto';
 import { isValidEndToEndId } from '../src/rails/pix';
 import { pageAssets } from '../src/checkout-page/assets';
+import { sandboxPixKey } from '../src/checkout/start-attempt';
 import { describeEachEngine } from './harness';
 import { CARD_FORM, febrabanCheck, generate, generateBody, waitForCheckout } from './checkout-fixtures';
 
@@ -144,7 +145,10 @@ describeEachEngine('hosted checkout API', (service) => {
     expect(parsed.merchantName).toBe('PADARIA PAO DE ACUCAR');
     expect(parsed.merchantCity).toBe('SAO PAULO');
     expect(parsed.transactionAmount).toBe(123.45);
-    expect(parsed.pixKey).toBe(m.merchant_id);
+    // The key is derived from the merchant, never its internal id: no internal id on a public page.
+    expect(parsed.pixKey).toBe(sandboxPixKey(m.merchant_id));
+    expect(parsed.pixKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(page.text).not.toContain(m.merchant_id);
     expect(brCode).toContain('0014br.gov.bcb.pix');
     expect(brCode?.slice(-4)).toBe(computeCRC(brCode ?? ''));
 
@@ -334,7 +338,9 @@ describeEachEngine('hosted checkout API', (service) => {
     expect(en.text).toContain('Choose how to pay');
     const missing = await service().get('/pay/00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
-    expect(missing.headers.get('content-type')).toContain('text/html');
+    // Like every error, an unknown page answers the standard error body.
+    expect(missing.body.errors[0].code).toBe('00.05.0001');
+    expect(missing.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('refuses the sandbox payer for card payments and for other merchants', async () => {

@@ -58,7 +58,6 @@ const PT = {
   redirecting: 'Redirecionando…',
   scheme: 'Bandeira',
   language: 'English',
-  notFound: 'Pagamento não encontrado.',
 } as const;
 
 export type Messages = { readonly [K in keyof typeof PT]: string };
@@ -116,7 +115,6 @@ const EN: Messages = {
   redirecting: 'Redirecting…',
   scheme: 'Card brand',
   language: 'Português',
-  notFound: 'Payment not found.',
 };
 
 /** @example messages('en').pay // 'Pay' */

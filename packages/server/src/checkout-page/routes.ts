@@ -7,12 +7,11 @@ import { payWithCard } from '../checkout/pay-with-card';
 import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, PublicStatusResponse } from '../checkout/schemas';
 import { startCodeAttempt } from '../checkout/start-attempt';
 import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
-import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
 import { PAGE_CSP, pageAssets } from './assets';
 import { buildPage, pageVersion } from './build-page';
-import { escapeHtml, renderPage } from './render-page';
-import { langOf, messages } from './i18n';
+import { renderPage } from './render-page';
+import { langOf } from './i18n';
 
 const PUBLIC = { auth: 'public' as const };
 
@@ -58,17 +57,9 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const lang = langOf(request.query.lang);
-      try {
-        const model = await buildPage(ctx, request.params.checkout_id, { lang, method: request.query.method, choose: request.query.choose !== undefined });
-        return pageHeaders(reply).type('text/html; charset=utf-8').send(renderPage(model));
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.status !== 404) throw error;
-        const t = messages(lang);
-        return pageHeaders(reply)
-          .code(404)
-          .type('text/html; charset=utf-8')
-          .send(`<!doctype html><html lang="${t.htmlLang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(t.title)}</title><link rel="stylesheet" href="${style.path}" integrity="${style.integrity}"></head><body><main><h1>${escapeHtml(t.notFound)}</h1></main></body></html>`);
-      }
+      // An unknown or malformed id is a 404 in the standard error body, like every other error.
+      const model = await buildPage(ctx, request.params.checkout_id, { lang, method: request.query.method, choose: request.query.choose !== undefined });
+      return pageHeaders(reply).type('text/html; charset=utf-8').send(renderPage(model));
     },
   );
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
@@ -151,7 +152,7 @@ export async function createCodePayment(
   const chargedMinor = payment.amount_minor + payment.customer_fees_minor;
   if (method === 'PIX') {
     const txid = payment.payment_token.replace(/-/g, '').slice(0, 25).toUpperCase();
-    const brCode = pixCode(payment.merchant_id, context.merchantName, formatBrCodeAmount(chargedMinor), txid);
+    const brCode = pixCode(sandboxPixKey(payment.merchant_id), context.merchantName, formatBrCodeAmount(chargedMinor), txid);
     await trx.insertInto('checkout_payment_codes').values({ payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: brCode, txid, barcode: null, digitable_line: null, due_date: null }).execute();
   } else {
     const { sequence } = await trx.selectNoFrom((eb) => eb.fn<string>('nextval', [eb.val('checkout_boleto_seq')]).as('sequence')).executeTakeFirstOrThrow();
@@ -163,6 +164,19 @@ export async function createCodePayment(
       .execute();
   }
   return payment;
+}
+
+/**
+ * The sandbox PIX key of a merchant: a random-key (EVP) shaped UUID derived from the merchant id by
+ * SHA-256, stable per merchant. The BR Code is shown on the public checkout page, and Colibri's
+ * internal ids never appear on public pages; the hash does not lead back to the merchant id.
+ * @example sandboxPixKey('6f1c…') // '3b0d9a52-…-4…'
+ */
+export function sandboxPixKey(merchantId: string): string {
+  const hex = createHash('sha256').update(`colibri sandbox pix key\u0000${merchantId}`).digest('hex');
+  // Version 4 and the RFC 4122 variant, so that the key has the shape of a bank-issued random key.
+  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A merchant whose name has no letters a BR Code can carry (e.g. only CJK) is shown as COLIBRI. */

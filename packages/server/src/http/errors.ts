@@ -26,6 +26,10 @@ export const ERRORS = define({
   MALFORMED_BODY: { code: '00.00.0005', status: 400, description: 'The request body could not be parsed in its declared content type.' },
   RATE_LIMITED: { code: '00.00.0006', status: 429, description: 'Too many requests; retry after the time given in the Retry-After header.' },
   SANDBOX_ONLY: { code: '00.00.0007', status: 404, description: 'This endpoint exists only in sandbox mode.' },
+  BODY_TOO_DEEP: { code: '00.00.0008', status: 400, description: 'The JSON body nests deeper than the endpoint accepts (32 levels unless its documentation says otherwise).' },
+  URL_INVALID: { code: '00.00.0009', status: 400, description: 'The request path is not a valid URL (for example, a malformed percent-encoding).' },
+  URL_PARAMETER_TOO_LONG: { code: '00.00.0010', status: 414, description: 'A path parameter is longer than any identifier Colibri issues.' },
+  METHOD_NOT_ALLOWED: { code: '00.00.0011', status: 405, description: 'The endpoint exists but not with this method; the Allow header lists the methods it takes.' },
 
   // 00.09 — availability: the service is up, a part it needs is not (retry after Retry-After)
   DATABASE_UNAVAILABLE: { code: '00.09.0001', status: 503, description: 'The database could not be reached for a moment. Retry the request, with the same Idempotency-Key, after the time given in Retry-After.' },
@@ -39,6 +43,9 @@ export const ERRORS = define({
   FIELD_OUT_OF_RANGE: { code: '00.01.0006', status: 400, description: 'A numeric field is outside the allowed range.' },
   FIELD_TOO_SHORT: { code: '00.01.0007', status: 400, description: 'A field is shorter than allowed, or empty.' },
   FIELD_INVALID: { code: '00.01.0008', status: 400, description: 'A field breaks a rule of its own; the description names it.' },
+  FIELD_NUL_CHARACTER: { code: '00.01.0009', status: 400, description: 'A text field or field name contains a NUL character (U+0000), which Colibri cannot store.' },
+  FIELD_LONE_SURROGATE: { code: '00.01.0010', status: 400, description: 'A text field or field name contains a lone UTF-16 surrogate (such as "\\ud800"), which is not valid Unicode.' },
+  FIELD_TOO_LARGE: { code: '00.01.0011', status: 400, description: 'A free-form field is larger than allowed once written as JSON (extra_data: 16 KB).' },
   AMOUNT_DECIMALS: { code: '00.01.0044', status: 400, description: 'amount: Value must have a maximum of two decimal places.' },
 
   // 00.02 — authentication and authorisation
@@ -243,6 +250,8 @@ export const ERRORS = define({
   WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event has no notification URL, so there is no callback to deliver again.' },
   WEBHOOK_CURSOR_INVALID: { code: '07.01.0003', status: 400, description: 'cursor: is not a next_cursor returned by GET /webhooks/events.' },
   WEBHOOK_DATE_RANGE_INVALID: { code: '07.01.0004', status: 400, description: 'created_from: must not be later than created_to.' },
+  // 07.02 — callback targets given at input (docs/callbacks.md, "Where callbacks may go").
+  CALLBACK_TARGET_REFUSED: { code: '07.02.0001', status: 400, description: 'The notification URL points at a loopback, private, link-local or metadata address, which live mode never calls (unless the host is in COLIBRI_CALLBACK_ALLOW_HOSTS).' },
 
   // 08 — the merchant dashboard (docs/dashboard.md). 08.01: its session.
   DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },

@@ -134,25 +134,77 @@ function describeUnion(error: ErrorObject): { key: ErrorKey; field: string; mess
   return { key: 'FIELD_TYPE', field, message: `must be ${branches.map((b) => article(b.type ?? 'value')).join(' or ')}.` };
 }
 
+/** How deep a JSON body may nest, unless its route says otherwise (`config.maxJsonDepth`). */
+export const DEFAULT_MAX_JSON_DEPTH = 32;
+
+/** What `inspectInput` found wrong, naming the field in the spec's notation. */
+export interface InputFault {
+  key: Extract<ErrorKey, 'BODY_TOO_DEEP' | 'FIELD_NUL_CHARACTER' | 'FIELD_LONE_SURROGATE'>;
+  description: string;
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one. Written
+// without the `u` flag so that it sees UTF-16 code units, which is what a lone surrogate is.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textFault(text: string): 'FIELD_NUL_CHARACTER' | 'FIELD_LONE_SURROGATE' | null {
+  if (text.includes('\u0000')) return 'FIELD_NUL_CHARACTER';
+  if (LONE_SURROGATE.test(text)) return 'FIELD_LONE_SURROGATE';
+  return null;
+}
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path === '' ? key : `${path}.${key}`;
+}
+
 /**
- * PostgreSQL text cannot hold U+0000, so a NUL anywhere in a request would fail at the database as a
- * 5xx. It is refused up front, naming the field.
+ * Checks a parsed request body or query for what the database or the process cannot take, before
+ * any schema or handler sees it:
+ * - nesting deeper than `maxDepth` (a body nested thousands deep would overflow the stack of any
+ *   recursive walk later on, and no Colibri request needs more than a few levels);
+ * - U+0000, which PostgreSQL text and json cannot hold;
+ * - a lone UTF-16 surrogate (`"\ud800"` in JSON), which is not Unicode and which PostgreSQL's json
+ *   parser refuses.
+ * The walk is iterative, with an explicit stack, so that no input can exhaust the call stack; it
+ * stops at the first fault, in document order, so the same bad body always gets the same answer.
+ * @example inspectInput({ a: [{ b: 'x\u0000' }] }, 32) // { key: 'FIELD_NUL_CHARACTER', description: 'a[0].b: must not contain NUL characters.' }
  */
-export function findNulCharacter(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = findNulCharacter(value[i], `${path}[${i}]`);
-      if (found) return found;
+export function inspectInput(value: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): InputFault | null {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop() as { value: unknown; path: string; depth: number };
+    const current = item.value;
+    if (typeof current === 'string') {
+      const fault = textFault(current);
+      if (fault) return describeFault(fault, item.path || 'body');
+      continue;
     }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) return path || 'body';
-      const found = findNulCharacter(child, path === '' ? key : `${path}.${key}`);
-      if (found) return found;
+    if (current === null || typeof current !== 'object') continue;
+    if (item.depth >= maxDepth) {
+      return { key: 'BODY_TOO_DEEP', description: `${item.path || 'body'}: nests deeper than ${maxDepth} levels.` };
+    }
+    // Children are pushed in reverse so that they are visited in document order.
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i -= 1) stack.push({ value: current[i], path: childPath(item.path, i), depth: item.depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(current);
+    for (const key of keys) {
+      const fault = textFault(key);
+      if (fault) return describeFault(fault, childPath(item.path, JSON.stringify(key).slice(1, -1)), 'its name');
+    }
+    for (let i = keys.length - 1; i >= 0; i -= 1) {
+      const key = keys[i] as string;
+      stack.push({ value: (current as Record<string, unknown>)[key], path: childPath(item.path, key), depth: item.depth + 1 });
     }
   }
   return null;
+}
+
+function describeFault(key: 'FIELD_NUL_CHARACTER' | 'FIELD_LONE_SURROGATE', field: string, what = ''): InputFault {
+  const subject = what === '' ? '' : ` (${what})`;
+  return key === 'FIELD_NUL_CHARACTER'
+    ? { key, description: `${field}${subject}: must not contain NUL characters.` }
+    : { key, description: `${field}${subject}: must not contain a lone UTF-16 surrogate (it is not valid Unicode).` };
 }

@@ -14,6 +14,9 @@ const Authentication = Type.Object(
   { description: '3DS data; required for DEBITCARD' },
 );
 
+/** The largest `extra_data`, measured as compact JSON in UTF-8: room for an order's metadata, not for a document store. */
+export const EXTRA_DATA_MAX_BYTES = 16 * 1024;
+
 export const SendPaymentBody = Type.Object({
   contract_id: Type.String({ minLength: 1, maxLength: 64 }),
   reference_id: Type.String({ minLength: 1, maxLength: 45 }),
@@ -28,7 +31,7 @@ export const SendPaymentBody = Type.Object({
     delay_capture: Type.Optional(Type.Boolean({ default: false })),
     soft_descriptor: Type.Optional(Type.String({ maxLength: 22, pattern: '^[\\x20-\\x7e]*$' })),
   }),
-  extra_data: Type.Optional(Type.Unknown({ description: 'merchant data, returned as given' })),
+  extra_data: Type.Optional(Type.Unknown({ description: `merchant data, returned as given; at most ${EXTRA_DATA_MAX_BYTES} bytes written as JSON` })),
   ip_address: Type.Optional(Type.String({ maxLength: 45, description: 'IPv4 or IPv6' })),
   authentication: Type.Optional(Authentication),
 });

@@ -15,7 +15,7 @@ import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../l
 import { changeStatus, paymentEvent, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
 import { claimAuthentication } from '../three-ds/verify-authentication';
-import type { SendPaymentInput } from './schemas';
+import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
 
 /** The smallest card payment, in BRL cents (spec: "not less than 1.00 in BRL"). */
 export const MINIMUM_BRL_MINOR = 100n;
@@ -62,6 +62,9 @@ export async function sendPayment(
   if (debit && !input.authentication) fail('AUTHENTICATION_REQUIRED', 'authentication: is required for DEBITCARD payments.');
   if (debit && (input.payment.installments > 1 || input.payment.delay_capture === true)) {
     fail('DEBIT_OPTION_UNSUPPORTED', 'payment: DEBITCARD payments take no installments and no delay_capture.');
+  }
+  if (input.extra_data !== undefined && Buffer.byteLength(JSON.stringify(input.extra_data), 'utf8') > EXTRA_DATA_MAX_BYTES) {
+    fail('FIELD_TOO_LARGE', `extra_data: must be at most ${EXTRA_DATA_MAX_BYTES} bytes written as JSON.`);
   }
   if (input.ip_address !== undefined && isIP(input.ip_address) === 0) fail('FIELD_FORMAT', 'ip_address: must be an IPv4 or IPv6 address.');
 

@@ -6,7 +6,7 @@ import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../jobs/backoff';
 import { LeasedWindow } from '../jobs/window';
 import { claimDeliveries, refreshStatistics, releaseDeadLeases, setDeliveryLeases, type ClaimedDelivery } from './claim';
 import { deliver, type DeliverDeps } from './deliver';
-import { createOutboundGuard } from './outbound-guard';
+import { callbackGuardFor } from './outbound-guard';
 import { createCallbackAgent } from './post-callback';
 import { recordAttempts, type AttemptResult } from './record';
 
@@ -72,7 +72,7 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions = {},
   ) {
     const settings = ctx.config.callbacks;
-    const guard = createOutboundGuard(ctx.config.callbackAllowHosts);
+    const guard = callbackGuardFor(ctx.config);
     this.agent = createCallbackAgent(guard, settings.timeoutMs);
     const schedule: RetrySchedule = {
       ...DEFAULT_RETRY_SCHEDULE,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, createOutboundGuard, type AddressClass } from './outbound-guard';
+import { callbackGuardFor, classifyAddress, createOutboundGuard, type AddressClass } from './outbound-guard';
 
 const TABLE: readonly [string, AddressClass][] = [
   // IPv4
@@ -58,6 +58,13 @@ const TABLE: readonly [string, AddressClass][] = [
   ['::ffff:169.254.169.254', 'metadata'],
   ['::ffff:8.8.8.8', 'public'],
   ['::127.0.0.1', 'loopback'],
+  // IPv4-translated (::ffff:0:0:0/96, RFC 2765), the form [::ffff:0:7f00:1] takes
+  ['::ffff:0:7f00:1', 'loopback'],
+  ['::ffff:0:127.0.0.1', 'loopback'],
+  ['::ffff:0:a00:1', 'private'],
+  ['::ffff:0:a9fe:a9fe', 'metadata'],
+  ['0:0:0:0:ffff:0:c0a8:1', 'private'],
+  ['::ffff:0:808:808', 'public'],
   ['64:ff9b::10.0.0.1', 'private'],
   ['64:ff9b::8.8.8.8', 'public'],
   ['2002:a00:1::', 'private'], // 6to4 of 10.0.0.1
@@ -109,6 +116,28 @@ describe('outbound guard', () => {
     expect(() => guard.checkLiteral(new URL('http://2130706433/hook'))).toThrow(/127\.0\.0\.1 is a loopback/);
     expect(() => guard.checkLiteral(new URL('http://0x7f.1/hook'))).toThrow(/loopback/);
     expect(() => guard.checkLiteral(new URL('https://shop.example/hook'))).not.toThrow();
+  });
+
+  it('refuses IPv4-translated and IPv4-mapped literals by the IPv4 address inside', () => {
+    const guard = createOutboundGuard([], resolver);
+    for (const url of ['http://[::ffff:0:7f00:1]/cb', 'http://[::ffff:7f00:1]/cb', 'http://[::ffff:127.0.0.1]/cb', 'http://[::ffff:0:a9fe:a9fe]/cb', 'http://[::ffff:0:10.1.2.3]/cb']) {
+      expect(() => guard.checkLiteral(new URL(url)), url).toThrow(/refused/);
+    }
+    expect(() => guard.checkLiteral(new URL('http://[::ffff:0:808:808]/cb'))).not.toThrow();
+  });
+
+  it('lets loopback through when asked (sandbox), and nothing else that is not public', async () => {
+    const sandbox = callbackGuardFor({ mode: 'sandbox', callbackAllowHosts: [] }, resolver);
+    for (const url of ['http://127.0.0.1:4000/cb', 'http://[::1]/cb', 'http://127.9.9.9/cb', 'http://[::ffff:0:7f00:1]/cb']) {
+      expect(() => sandbox.checkLiteral(new URL(url)), url).not.toThrow();
+    }
+    expect(() => sandbox.checkLiteral(new URL('http://10.0.0.1/cb'))).toThrow(/private/);
+    expect(() => sandbox.checkLiteral(new URL('http://169.254.169.254/cb'))).toThrow(/metadata/);
+    await expect(sandbox.resolve('mixed.example')).resolves.toHaveLength(2);
+    await expect(sandbox.resolve('internal.example')).rejects.toThrow(/private/);
+    const live = callbackGuardFor({ mode: 'live', callbackAllowHosts: [] }, resolver);
+    expect(() => live.checkLiteral(new URL('http://127.0.0.1:4000/cb'))).toThrow(/loopback/);
+    await expect(live.resolve('mixed.example')).rejects.toThrow(/loopback/);
   });
 
   it('resolves once per connection and hands the socket the address it checked', async () => {

@@ -70,11 +70,13 @@ const IPV6_RANGES: readonly Range[] = [
 
 /**
  * IPv6 prefixes whose addresses carry an IPv4 address that a translator or the stack itself will
- * reach: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4
- * (2002:aabb:ccdd::). They are classified by the IPv4 address inside, so ::ffff:127.0.0.1 is loopback.
+ * reach: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d, RFC 2765's SIIT form),
+ * IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::). They are
+ * classified by the IPv4 address inside, so ::ffff:127.0.0.1 and ::ffff:0:7f00:1 are loopback.
  */
 const EMBEDDED_IPV4: readonly { prefix: bigint; bits: number; shift: number }[] = [
   { prefix: 0xffffn << 32n, bits: 96, shift: 0 },
+  { prefix: 0xffffn << 48n, bits: 96, shift: 0 },
   { prefix: 0n, bits: 96, shift: 0 },
   { prefix: 0x0064ff9bn << 96n, bits: 96, shift: 0 },
   { prefix: 0x2002n << 112n, bits: 16, shift: 80 },
@@ -158,7 +160,7 @@ export function classifyAddress(address: string): AddressClass {
 }
 
 /** Hosts in URLs and in the allow list compare lowercased and without IPv6 brackets or a trailing dot. */
-function normalizeHost(host: string): string {
+export function normalizeHost(host: string): string {
   return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
 }
 
@@ -193,6 +195,16 @@ export interface OutboundGuard {
 }
 
 /**
+ * The guard of the delivery worker for a configuration: the allow list, plus loopback in sandbox
+ * mode, where developers run their callback receivers on their own machine (CONTRACTS.md,
+ * "callback targets"). Live mode reaches loopback only through the allow list.
+ * @example const guard = callbackGuardFor(ctx.config);
+ */
+export function callbackGuardFor(config: { mode: 'sandbox' | 'live'; callbackAllowHosts: readonly string[] }, resolver: Resolver = systemResolver): OutboundGuard {
+  return createOutboundGuard(config.callbackAllowHosts, resolver, { allowLoopback: config.mode === 'sandbox' });
+}
+
+/**
  * Builds the guard for the configured allow list. The lookup it returns is given to the HTTP agent
  * as the socket's resolver, so the address that is checked is the address that is connected to:
  * a DNS answer that changes between a check and the connection (DNS rebinding) cannot slip through,
@@ -201,12 +213,17 @@ export interface OutboundGuard {
  * const guard = createOutboundGuard(['127.0.0.1', 'localhost']);
  * new Agent({ connect: { lookup: guard.lookup } });
  */
-export function createOutboundGuard(allowHosts: readonly string[], resolver: Resolver = systemResolver): OutboundGuard {
+export function createOutboundGuard(
+  allowHosts: readonly string[],
+  resolver: Resolver = systemResolver,
+  options: { allowLoopback?: boolean } = {},
+): OutboundGuard {
   const allowed = new Set(allowHosts.map(normalizeHost));
   const check = (host: string, address: string) => {
     if (allowed.has(host) || allowed.has(normalizeHost(address))) return;
     const addressClass = classifyAddress(address);
-    if (addressClass !== 'public') throw new CallbackTargetRefused(host, address, addressClass);
+    if (addressClass === 'public' || (addressClass === 'loopback' && options.allowLoopback === true)) return;
+    throw new CallbackTargetRefused(host, address, addressClass);
   };
 
   const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
