@@ -13,6 +13,7 @@ import * as subscriptions from './0010-subscriptions';
 import * as resilience from './0012-resilience';
 import * as accessAndKeys from './0014-access-and-keys';
 import * as dashboard from './0020-dashboard';
+import * as checkoutMethods from './0015-checkout-methods';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0012-resilience': resilience,
   '0014-access-and-keys': accessAndKeys,
   '0020-dashboard': dashboard,
+  '0015-checkout-methods': checkoutMethods,
 };
