@@ -5,6 +5,7 @@ import { errorResponses } from '../http/schema-kit';
 import { formatDateTime } from '../lib/time-format';
 import { generateCheckout } from './generate-checkout';
 import { getCheckout } from './get-checkout';
+import { checkoutPaymentView } from './payment-view';
 import { CheckoutIdParams, CheckoutResponse, GenerateCheckoutBody, GenerateCheckoutResponse } from './schemas';
 import type { CheckoutMethod, CheckoutMode, CheckoutStatus } from './states';
 
@@ -21,14 +22,15 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         summary: 'Generate a hosted checkout session',
-        description: 'Creates a session CREATED and answers the public checkout_url to send the customer to (docs/checkout.md).',
+        description: 'Creates a session and answers the public checkout_url to send the customer to. In single-method mode with a code method (or with pixDirect) the payment attempt starts at once and `payment` carries it; otherwise `payment` is null (docs/checkout.md).',
         tags: ['Checkout'],
         body: GenerateCheckoutBody,
         response: { 200: GenerateCheckoutResponse, ...errorResponses(400, 401) },
       },
     },
     async (request) => {
-      const session = await generateCheckout(ctx, principalOf(request).merchantId, request.body);
+      const { session, payment } = await generateCheckout(ctx, principalOf(request).merchantId, request.body);
+      const codes = payment ? await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirst() : undefined;
       return {
         checkout_id: session.checkout_id,
         checkout_url: absoluteUrl(ctx, request, `/pay/${session.checkout_id}`),
@@ -36,6 +38,7 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
         mode: session.mode as CheckoutMode,
         methods: session.methods as CheckoutMethod[],
         expires_at: formatDateTime(session.expires_at),
+        payment: payment ? await checkoutPaymentView(payment, codes, session.save_card) : null,
         refresh_token: await refreshToken(ctx, request),
       };
     },
