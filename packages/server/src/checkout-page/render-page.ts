@@ -227,7 +227,7 @@ function renderCardForm(model: PageModel, t: Messages, method: 'CREDITCARD' | 'D
   return `<section data-view="card" data-card-method="${method}">
 <h1>${e(t[method])}</h1>
 ${failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : ''}
-<form id="card-form" novalidate autocomplete="on">
+<form id="card-form" novalidate autocomplete="on" data-card-method="${method}">
 <fieldset>
 <legend>${e(t.payerSection)}</legend>
 <label for="name">${e(t.name)}</label>

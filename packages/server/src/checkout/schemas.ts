@@ -111,6 +111,28 @@ export const CardAttemptBody = Type.Object({
 });
 export type CardAttemptInput = Static<typeof CardAttemptBody>;
 
+/** What the page's debit card form sends: the payer with a mobile phone (for the 3DS challenge) and the card. */
+export const DebitAttemptBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: "payer's full name" }),
+  email: Type.String({ minLength: 3, maxLength: 254, format: 'email' }),
+  tax_id: Type.String({ minLength: 1, maxLength: 32, description: 'CPF (or CNPJ), with or without punctuation' }),
+  phone: Type.String({ minLength: 1, maxLength: 20, description: 'Brazilian mobile number with area code' }),
+  number: Type.String({ minLength: 1, maxLength: 32 }),
+  exp_month: Type.String({ minLength: 1, maxLength: 2 }),
+  exp_year: Type.String({ minLength: 2, maxLength: 4 }),
+  cvv: Type.String({ minLength: 1, maxLength: 4 }),
+  holder_name: Type.String({ minLength: 1, maxLength: 100 }),
+  lang: Type.Optional(StringEnum(['pt', 'en'] as const, { description: 'language of the 3DS challenge page' })),
+});
+export type DebitAttemptInput = Static<typeof DebitAttemptBody>;
+
+export const DebitAttemptResponse = Type.Object({
+  status: StringEnum(['SENT', 'CHALLENGE'] as const),
+  payment_token: Type.Optional(Type.String()),
+  transaction_status: Type.Optional(Type.String()),
+  challenge_url: Type.Optional(Type.String({ description: 'the issuer challenge, to show in a frame inside the page' })),
+});
+
 export const CodeAttemptBody = Type.Object({ method: StringEnum(CODE_METHODS) });
 
 /** The public status of a session, polled by its page. */

@@ -175,6 +175,7 @@ export const ERRORS = define({
   CHECKOUT_NOT_OPEN: { code: '03.02.0001', status: 422, description: 'The checkout session is PAID, CANCELED, ERROR or expired; no payment can be started in it.' },
   CHECKOUT_ATTEMPT_IN_PROGRESS: { code: '03.02.0002', status: 409, description: 'A payment of this checkout session is still processing (a card, or a paid boleto compensating); wait for its outcome.' },
   CHECKOUT_METHOD_NOT_OFFERED: { code: '03.02.0003', status: 400, description: 'method: is not one of the methods of this checkout session.' },
+  CHECKOUT_AUTHENTICATION_FAILED: { code: '03.02.0004', status: 422, description: 'The debit card was not authenticated with 3DS (unenrolled, not allowed, failed challenge or error); pay with another card or method.' },
   SANDBOX_PAY_METHOD_UNSUPPORTED: { code: '03.03.0001', status: 422, description: 'Only PIX, BOLETO, PICPAY, OXXO, PAYNET and SPEI payments are paid through the sandbox payer; cards are paid by the simulator.' },
   SANDBOX_PAY_NOT_AWAITING: { code: '03.03.0002', status: 422, description: 'The payment is not awaiting payment (it is not CREATED, or it has expired).' },
 
