@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { balances } from '../src/ledger/ledger';
 import { isBusinessDay } from '../src/rails/calendar';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
-import { febrabanCheck, generate, generateBody } from './checkout-fixtures';
+import { CARD_FORM, febrabanCheck, generate, generateBody, waitForCheckout } from './checkout-fixtures';
 
 /**
  * The contract's "Hosted checkout" and "Sandbox controls" for the attempt started at generation, the
@@ -251,5 +251,65 @@ describeEachEngine('checkout methods and the boleto life', (service) => {
     expect(refund.status, JSON.stringify(refund.body)).toBe(200);
     const details = (await service().get(`/transactionDetails/${payment.payment_token}`, { token: m.token })).body;
     expect(details.payment_info.order_method).toBe('PICPAY');
+  });
+});
+
+const DEBIT_FORM = {
+  name: 'Maria Silva',
+  email: 'maria@example.com',
+  tax_id: '529.982.247-25',
+  phone: '(11) 91234-5678',
+  exp_month: '12',
+  exp_year: '2035',
+  cvv: '123',
+  holder_name: 'MARIA SILVA',
+};
+
+describeEachEngine('checkout debit card with 3DS', (service) => {
+  it('frictionless pays at once; a challenge is answered inside the page and then pays; unenrolled is refused', async () => {
+    const m = await service().merchant();
+    const frictionless = await generate(service(), m, { method: 'DEBITCARD', amount: '60.00' });
+    const sent = await service().post(`/pay/${frictionless.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(sent.body).toMatchObject({ status: 'SENT', transaction_status: 'PROCESSING' });
+    const paid = await waitForCheckout(service(), m, frictionless.checkout_id, (b) => b.status === 'PAID');
+    expect(paid.payments).toEqual([expect.objectContaining({ payment_token: sent.body.payment_token, method: 'DEBITCARD', transaction_status: 'PAID' })]);
+
+    const challenged = await generate(service(), m, { method: ['CREDITCARD', 'DEBITCARD'], amount: '61.00' });
+    const started = await service().post(`/pay/${challenged.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002503', lang: 'pt' });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.status).toBe('CHALLENGE');
+    expect(started.body.challenge_url).toMatch(/^\/3ds\/challenges\/[0-9a-f-]{36}\?lang=pt$/);
+    const challengePage = await service().get(started.body.challenge_url);
+    expect(challengePage.text).toContain('<html lang="pt-BR">');
+    expect(challengePage.text).toContain('Confirme a sua compra');
+    // While the challenge is open the session is held: a second card cannot start.
+    expect((await service().post(`/pay/${challenged.checkout_id}/card`, CARD_FORM)).status).toBe(409);
+    const early = await service().post(`/pay/${challenged.checkout_id}/debit/complete`, {});
+    expect(early.body.errors[0].code).toBe('06.03.0003');
+    const answered = await service().post(started.body.challenge_url.split('?')[0], { code: '123456' });
+    expect(answered.body.status).toBe('SUCCESS');
+    const completed = await service().post(`/pay/${challenged.checkout_id}/debit/complete`, {});
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+    expect(completed.body.status).toBe('SENT');
+    await waitForCheckout(service(), m, challenged.checkout_id, (b) => b.status === 'PAID');
+
+    const failed = await generate(service(), m, { method: 'DEBITCARD', amount: '62.00' });
+    const wrong = await service().post(`/pay/${failed.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002503' });
+    await service().post(wrong.body.challenge_url.split('?')[0], { code: '000000' });
+    const refused = await service().post(`/pay/${failed.checkout_id}/debit/complete`, {});
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0].code).toBe('03.02.0004');
+    const unenrolled = await service().post(`/pay/${failed.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002420' });
+    expect(unenrolled.status).toBe(422);
+    expect(unenrolled.body.errors[0].code).toBe('03.02.0004');
+    const badPhone = await service().post(`/pay/${failed.checkout_id}/debit`, { ...DEBIT_FORM, phone: '123', number: '4000000000002701' });
+    expect(badPhone.status).toBe(400);
+    expect(badPhone.body.errors[0].description).toMatch(/^phone: /);
+    // After the failures the customer can still pay in the same session.
+    const retry = await service().post(`/pay/${failed.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
+    expect(retry.body.status).toBe('SENT');
+    await waitForCheckout(service(), m, failed.checkout_id, (b) => b.status === 'PAID');
+    expect((await service().get(`/checkout/${failed.checkout_id}`, { token: m.token })).body.payments).toHaveLength(1);
   });
 });

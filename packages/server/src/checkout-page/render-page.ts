@@ -83,7 +83,7 @@ export function renderPage(model: PageModel): string {
 <script src="${script.path}" integrity="${script.integrity}" defer></script>
 </head>
 <body ${bodyData}>
-${model.sandbox ? `<p class="sandbox-badge no-print" data-sandbox>${e(t.sandboxBadge)}</p>` : ''}
+${model.sandbox ? `<p class="sandbox-badge no-print" data-sandbox-badge>${e(t.sandboxBadge)}</p>` : ''}
 <main>
 <header>
 <a class="lang no-print" href="${e(otherLang)}" lang="${model.lang === 'en' ? 'pt-BR' : 'en'}">${e(t.language)}</a>

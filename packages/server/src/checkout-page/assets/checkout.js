@@ -26,8 +26,11 @@
     }, 1500);
   }
   var polling = false;
+  // While the debit card's 3DS challenge is open in this page, the session shows an attempt starting;
+  // redrawing the page then would take the challenge away from the customer.
+  var authenticating = false;
   function poll() {
-    if (polling || !data.statusUrl) return;
+    if (polling || authenticating || !data.statusUrl) return;
     polling = true;
     fetch(data.statusUrl, { cache: 'no-store', headers: { accept: 'application/json' } })
       .then(function (response) {
@@ -188,6 +191,7 @@
   expiryField.addEventListener('input', function (event) {
     var deleting = event.inputType && event.inputType.indexOf('delete') === 0;
     var raw = expiryField.value;
+    if (deleting && /^\d{0,2}\/?\d{0,4}$/.test(raw)) return;
     var d = digits(raw).slice(0, 6);
     if (/^\d\/$/.test(raw.trim())) d = '0' + d;
     if (d.length === 1 && Number(d) > 1) d = '0' + d;
@@ -290,9 +294,14 @@
   // Debit: 3DS first. A frictionless card pays at once; otherwise the issuer's challenge opens in a
   // frame inside this page, and its answer (posted to this page's origin only) completes the payment.
   function payByDebit(payload, fail) {
+    authenticating = true;
+    var failed = function (body) {
+      authenticating = false;
+      fail(body);
+    };
     postJson(data.debitUrl, payload)
       .then(function (result) {
-        if (!result.ok) return fail(result.body);
+        if (!result.ok) return failed(result.body);
         if (result.body.status !== 'CHALLENGE') return window.location.assign(data.pageUrl);
         announce('form-status', text('authenticating'));
         var holder = document.getElementById('three-ds-frame');
@@ -310,16 +319,16 @@
               holder.hidden = true;
               holder.textContent = '';
               if (done.ok) window.location.assign(data.pageUrl);
-              else fail(done.body && done.body.errors ? done.body : { errors: [{ description: text('authFailed') }] });
+              else failed(done.body && done.body.errors ? done.body : { errors: [{ description: text('authFailed') }] });
             })
             .catch(function () {
-              fail(null);
+              failed(null);
             });
         };
         window.addEventListener('message', onMessage);
       })
       .catch(function () {
-        fail(null);
+        failed(null);
       });
   }
 })();
