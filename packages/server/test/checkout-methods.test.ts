@@ -127,7 +127,12 @@ describeEachEngine('checkout methods and the boleto life', (service) => {
 
   it('boleto: unpaid past its due date it lapses, and only then the session ends CANCELED; the term is per merchant', async () => {
     const m = await service().merchant();
-    await service().ctx.db.updateTable('merchants').set({ boleto_due_business_days: 1 }).where('id', '=', m.merchant_id).execute();
+    const admin = { headers: { authorization: `Bearer ${service().ctx.adminToken}` } };
+    const term = await service().request('PUT', `/admin/merchants/${m.merchant_id}/boleto-term`, { due_business_days: 1 }, admin);
+    expect(term.status, JSON.stringify(term.body)).toBe(200);
+    expect(term.body).toEqual({ due_business_days: 1 });
+    expect((await service().request('PUT', `/admin/merchants/${m.merchant_id}/boleto-term`, { due_business_days: 0 }, admin)).status).toBe(400);
+    expect((await service().request('PUT', `/admin/merchants/${m.merchant_id}/boleto-term`, { due_business_days: 2 }, { token: m.token })).status).toBe(401);
     const generatedAt = await clockNow(service(), m);
     const created = await generate(service(), m, { method: 'BOLETO', expiresIn: 60, declinedUrl: 'https://shop.example/declined' });
     const { due_date } = created.payment.boleto;

@@ -1,5 +1,7 @@
+import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
+import { ApiError } from '../http/errors';
 import { absoluteUrl } from '../http/public-url';
 import { errorResponses } from '../http/schema-kit';
 import { formatDateTime } from '../lib/time-format';
@@ -41,6 +43,34 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
         payment: payment ? await checkoutPaymentView(payment, codes, session.save_card) : null,
         refresh_token: await refreshToken(ctx, request),
       };
+    },
+  );
+
+  // Registered with checkout, whose rule it sets, rather than in admin/routes.ts.
+  const BoletoTerm = Type.Object({ due_business_days: Type.Integer({ minimum: 1, maximum: 60, description: 'business days from generation to the due date (default 3)' }) });
+  app.put(
+    '/admin/merchants/:merchantId/boleto-term',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        summary: "Set a merchant's boleto term",
+        description: 'How many bank business days after generation a boleto of this merchant is due (docs/checkout.md, Boleto).',
+        tags: ['Admin'],
+        security: [{ adminToken: [] }],
+        params: Type.Object({ merchantId: Type.String({ format: 'uuid' }) }),
+        body: BoletoTerm,
+        response: { 200: BoletoTerm, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const updated = await ctx.db
+        .updateTable('merchants')
+        .set({ boleto_due_business_days: request.body.due_business_days })
+        .where('id', '=', request.params.merchantId)
+        .returning('boleto_due_business_days')
+        .executeTakeFirst();
+      if (!updated) throw new ApiError('NOT_FOUND', 'merchantId: merchant not found.');
+      return { due_business_days: updated.boleto_due_business_days };
     },
   );
 
