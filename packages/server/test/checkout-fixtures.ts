@@ -17,7 +17,7 @@ export function generateBody(merchant: TestMerchant, overrides: Record<string, u
 export async function generate(service: TestService, merchant: TestMerchant, overrides: Record<string, unknown> = {}) {
   const response = await service.post('/checkout/generate', generateBody(merchant, overrides), { token: merchant.token });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body as { checkout_id: string; checkout_url: string; status: string; mode: string; methods: string[]; expires_at: string };
+  return response.body as { checkout_id: string; checkout_url: string; status: string; mode: string; methods: string[]; expires_at: string; payment: any };
 }
 
 /** Polls GET /checkout/<id> until the predicate holds. */

@@ -165,6 +165,87 @@ describe('hosted checkout page in chromium', () => {
     await page.close();
   });
 
+  it('debit card: 3DS challenge inside the page, in Portuguese, then paid and back to the shop', async () => {
+    const successUrl = `${service.baseUrl}/healthz?shop=debit`;
+    const created = await generate(service, merchant, { method: 'DEBITCARD', amount: '75.00', successUrl });
+    expect(created).toMatchObject({ status: 'CREATED', payment: null });
+    const page = await open(created.checkout_url);
+    await page.locator('[data-view="card"][data-card-method="DEBITCARD"]').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cartão de débito');
+    // Debit pays at once: no installments.
+    expect(await page.locator('#installments').count()).toBe(0);
+    await page.getByLabel('Nome completo').fill('Maria Silva');
+    await page.getByLabel('E-mail').fill('maria@example.com');
+    await page.getByLabel('CPF').fill('529.982.247-25');
+    await page.getByLabel('Celular (com DDD)').fill('(11) 91234-5678');
+    await page.getByLabel('Número do cartão').fill('4000000000002503');
+    // Typed on a numeric keypad, without a "/": the field writes it.
+    await page.getByLabel('Validade (MM/AA)').pressSequentially('1235');
+    expect(await page.getByLabel('Validade (MM/AA)').inputValue()).toBe('12/35');
+    await page.getByLabel('CVV').fill('123');
+    await page.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
+    await page.getByRole('button', { name: /^Pagar/ }).click();
+
+    // The issuer's challenge opens inside the checkout page, in the page's language.
+    const frame = page.frameLocator('#three-ds-frame iframe');
+    await frame.locator('#code').waitFor({ timeout: 10_000 });
+    expect(await frame.locator('html').getAttribute('lang')).toBe('pt-BR');
+    expect(await frame.getByRole('heading', { level: 1 }).textContent()).toBe('Confirme a sua compra');
+    expect(page.url()).toBe(created.checkout_url);
+    await shot(page, 'debit-challenge');
+    await frame.getByLabel('Código enviado ao seu celular').fill('123456');
+    await frame.getByRole('button', { name: 'Confirmar' }).click();
+    await page.waitForURL(successUrl, { timeout: 15_000 });
+    const session = await service.get(`/checkout/${created.checkout_id}`, { token: merchant.token });
+    expect(session.body).toMatchObject({ status: 'PAID', payments: [{ method: 'DEBITCARD', transaction_status: 'PAID' }] });
+    const details = await service.get(`/transactionDetails/${session.body.payments[0].payment_token}`, { token: merchant.token });
+    expect(details.body.payment_info.order_method).toBe('DEBITCARD');
+    await page.close();
+  });
+
+  it('the expiry field formats itself as the shopper types, and deleting the "/" is not undone', async () => {
+    const created = await generate(service, merchant, { method: 'CREDITCARD' });
+    const page = await open(`${created.checkout_url}?lang=en`);
+    const expiry = page.getByLabel('Expiry (MM/YY)');
+    await expiry.pressSequentially('4');
+    expect(await expiry.inputValue()).toBe('04/');
+    await expiry.pressSequentially('29');
+    expect(await expiry.inputValue()).toBe('04/29');
+    await expiry.press('Backspace');
+    await expiry.press('Backspace');
+    expect(await expiry.inputValue()).toBe('04/');
+    await expiry.press('Backspace');
+    expect(await expiry.inputValue()).toBe('04');
+    await expiry.fill('');
+    await expiry.pressSequentially('1/2030');
+    expect(await expiry.inputValue()).toBe('01/2030');
+    await page.close();
+  });
+
+  it('sandbox pages carry a visible badge and a favicon; the base URL leads to the API reference', async () => {
+    const mx = await generate(service, merchant, { method: 'OXXO', paymentCountry: 'MX', paymentCurrency: 'MXN', asset: 'MXN', amount: '150.00' });
+    const page = await open(mx.checkout_url);
+    await page.locator('[data-view="voucher"]').waitFor();
+    expect(await page.locator('[data-sandbox-badge]').isVisible()).toBe(true);
+    expect(await page.locator('[data-sandbox-badge]').textContent()).toContain('Sandbox');
+    expect(await page.locator('.barcode svg').count()).toBe(1);
+    expect(await page.locator('.amount').textContent()).toContain('MX$');
+    const icon = await page.evaluate(async () => {
+      const href = document.querySelector('link[rel=icon]')?.getAttribute('href') ?? '';
+      const response = await fetch(href);
+      return { href, type: response.headers.get('content-type'), ok: response.ok };
+    });
+    expect(icon).toEqual({ href: '/favicon.ico', type: 'image/svg+xml', ok: true });
+    await shot(page, 'oxxo-voucher');
+    await page.close();
+    // The API reference is not the checkout page and has its own policy, so it is opened outside the
+    // CSP watch of this suite.
+    const docs = await context.newPage();
+    await docs.goto(`${service.baseUrl}/`);
+    expect(new URL(docs.url()).pathname).toMatch(/^\/docs/);
+    await docs.close();
+  });
+
   it('loaded everything without a CSP or integrity violation', () => {
     expect(cspViolations).toEqual([]);
   });

@@ -33,7 +33,8 @@ export function pageAssets(): { script: PageAsset; style: PageAsset } {
 /**
  * The page's Content-Security-Policy: nothing by default; scripts and styles only from our origin
  * (the script also pinned by its integrity hash), images from our origin or data: URLs, requests
- * only to our origin, forms only to our origin, and no framing (against clickjacking of the card form).
+ * only to our origin, frames (the 3DS challenge) only from our origin, forms only to our origin, and no
+ * framing of the page itself (against clickjacking of the card form).
  */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -41,6 +42,8 @@ export const PAGE_CSP = [
   "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
+  // The issuer's 3DS challenge of a debit card is shown inside the page, from our own origin.
+  "frame-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

@@ -3,7 +3,9 @@ import type { AppContext } from '../context';
 import type { CheckoutRow } from '../checkout/checkout-record';
 import { loadCheckout } from '../checkout/get-checkout';
 import { startCodeAttempt } from '../checkout/start-attempt';
-import { attemptOutcome, isFinalCheckoutStatus, redirectUrlOf } from '../checkout/states';
+import QRCode from 'qrcode';
+import { attemptOutcome, isCardMethod, isCodeMethod, isFinalCheckoutStatus, redirectUrlOf, type CardMethod } from '../checkout/states';
+import { renderCashVoucherBarcodeSvg } from '../rails/mexico';
 import { formatDigitableLine, renderBoletoBarcodeSvg } from '../rails/boleto';
 import { renderBrCodeSvg } from '../rails/pix';
 import type { Lang } from './i18n';
@@ -29,11 +31,12 @@ export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payme
 /**
  * Decides and gathers what the page shows:
  * - a final session: its outcome, with the merchant's URL to go to;
- * - an open PIX or boleto attempt: its code (unless the customer asked to choose again);
+ * - an open code attempt: what the payer needs (PIX code, boleto, voucher, CLABE, PicPay link), unless
+ *   the customer asked to choose again;
  * - an open card attempt: "processing" until its outcome arrives;
- * - no open attempt: single-method PIX or boleto starts its attempt at once (the spec's "a payment
- *   attempt starts at once"); single-method card shows the form; multi-method shows the selection
- *   screen, or opens PIX directly with pixDirect on the first visit.
+ * - no open attempt: a single code method starts its attempt (generation normally has already, so this
+ *   only matters for a session whose attempt was left); a single card method shows the form;
+ *   multi-method shows the selection screen, or opens PIX directly with pixDirect on the first visit.
  * @example const model = await buildPage(ctx, checkoutId, { lang: 'pt' });
  */
 export async function buildPage(ctx: AppContext, checkoutId: string, query: PageQuery): Promise<PageModel> {
@@ -45,11 +48,12 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   const open = session.current_payment_status === 'STARTING' || (payment !== undefined && attemptOutcome(payment.status) === 'OPEN');
   const failedBefore = payment !== undefined && (payment.status === 'DECLINED' || payment.status === 'ERROR');
   const multi = session.mode === 'MULTI';
-  const wantsCard = query.method === 'CREDITCARD' && (session.methods as string[]).includes('CREDITCARD');
+  const wantsCard = (query.method === 'CREDITCARD' || query.method === 'DEBITCARD') && (session.methods as string[]).includes(query.method);
+  const cardMethod: CardMethod = wantsCard ? (query.method as CardMethod) : session.methods[0] === 'DEBITCARD' ? 'DEBITCARD' : 'CREDITCARD';
 
   if (!isFinalCheckoutStatus(session.status) && !open) {
     const only = session.methods[0];
-    const direct = !multi && (only === 'PIX' || only === 'BOLETO') ? only : multi && session.pix_direct && session.attempts === 0 && !wantsCard && !query.choose ? 'PIX' : null;
+    const direct = !multi && only && isCodeMethod(only) ? only : multi && session.pix_direct && session.attempts === 0 && !wantsCard && !query.choose ? 'PIX' : null;
     if (direct) {
       ({ session, payment } = await startCodeAttempt(ctx, checkoutId, direct));
     }
@@ -62,19 +66,28 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   if (isFinalCheckoutStatus(session.status)) {
     const outcome = session.status === 'PAID' ? 'PAID' : session.end_reason === 'EXPIRED' ? 'EXPIRED' : session.status === 'ERROR' ? 'ERROR' : 'CANCELED';
     view = { kind: 'final', outcome, redirectUrl: redirectUrlOf(session) };
-  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment?.method === 'CREDITCARD')) {
+  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment && isCardMethod(payment.method))) {
     view = { kind: 'processing' };
-  } else if (stillOpen && payment && (payment.method === 'PIX' || payment.method === 'BOLETO') && !(multi && (query.choose || wantsCard))) {
+  } else if (stillOpen && payment && isCodeMethod(payment.method) && !(multi && (query.choose || wantsCard))) {
     const codes = await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirstOrThrow();
+    const paymentSecondsLeft = Math.max(0, Math.ceil(((payment.expires_at ?? session.expires_at).getTime() - now.getTime()) / 1000));
     if (payment.method === 'PIX' && codes.br_code) {
       view = { kind: 'pix', brCode: codes.br_code, qrSvg: await renderBrCodeSvg(codes.br_code, { margin: 2 }), secondsLeft };
-    } else {
+    } else if (payment.method === 'BOLETO') {
       const line = codes.digitable_line ?? '';
       const barcode = codes.barcode ?? '';
-      view = { kind: 'boleto', digitableLine: line, formattedLine: formatDigitableLine(line), barcode, barcodeSvg: renderBoletoBarcodeSvg(barcode), dueDate: codes.due_date ?? '', secondsLeft };
+      const compensating = payment.status === 'PROCESSING';
+      view = { kind: 'boleto', digitableLine: line, formattedLine: formatDigitableLine(line), barcode, barcodeSvg: renderBoletoBarcodeSvg(barcode), dueDate: codes.due_date ?? '', compensating };
+    } else if ((payment.method === 'OXXO' || payment.method === 'PAYNET') && codes.reference) {
+      view = { kind: 'voucher', network: payment.method, reference: codes.reference, barcodeSvg: renderCashVoucherBarcodeSvg(codes.reference), secondsLeft: paymentSecondsLeft };
+    } else if (payment.method === 'SPEI' && codes.clabe) {
+      view = { kind: 'spei', clabe: codes.clabe, reference: codes.reference ?? '', secondsLeft: paymentSecondsLeft };
+    } else {
+      const link = codes.deep_link ?? '';
+      view = { kind: 'picpay', deepLink: link, qrSvg: await QRCode.toString(codes.qr_payload ?? link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }), secondsLeft: paymentSecondsLeft };
     }
-  } else if (wantsCard || (!multi && session.methods[0] === 'CREDITCARD')) {
-    view = { kind: 'card', failedBefore };
+  } else if (wantsCard || (!multi && isCardMethod(session.methods[0] ?? ''))) {
+    view = { kind: 'card', method: cardMethod, failedBefore };
   } else {
     view = { kind: 'choose', failedBefore };
   }
@@ -83,6 +96,8 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     session,
     merchantName: merchant.name,
     chargeMinor: payment ? payment.amount_minor + payment.customer_fees_minor : session.amount_minor,
+    currency: session.currency,
+    sandbox: ctx.config.mode === 'sandbox',
     version: pageVersion(session),
     view,
   };

@@ -13,7 +13,12 @@ const PT = {
   chooseMethod: 'Escolha como pagar',
   PIX: 'PIX',
   CREDITCARD: 'Cartão de crédito',
+  DEBITCARD: 'Cartão de débito',
   BOLETO: 'Boleto bancário',
+  PICPAY: 'PicPay',
+  OXXO: 'OXXO',
+  PAYNET: 'PAYNET',
+  SPEI: 'SPEI',
   otherMethod: 'Escolher outra forma de pagamento',
   pixInstructions: 'Abra o app do seu banco, escolha pagar com PIX e leia o QR code ou cole o código abaixo.',
   pixQrLabel: 'QR code PIX para pagar',
@@ -34,6 +39,21 @@ const PT = {
   cardSection: 'Dados do cartão',
   cardNumber: 'Número do cartão',
   expiry: 'Validade (MM/AA)',
+  expiryPlaceholder: 'MM/AA',
+  phone: 'Celular (com DDD)',
+  phoneInvalid: 'Celular inválido: DDD e 8 ou 9 dígitos.',
+  authenticating: 'Confirme a compra com o seu banco…',
+  authFailed: 'O banco não confirmou a compra. Tente de novo ou use outro cartão.',
+  compensating: 'Pagamento recebido; o boleto compensa no próximo dia útil.',
+  voucherInstructions: 'Apresente a referência ou o código de barras no caixa e pague em dinheiro até o prazo.',
+  voucherReference: 'Referência',
+  printVoucher: 'Imprimir comprovante',
+  speiInstructions: 'Faça uma transferência SPEI do valor exato para a CLABE abaixo, no app do seu banco.',
+  speiReference: 'Referência numérica',
+  picpayInstructions: 'Abra o PicPay e leia o QR code, ou toque no botão no celular.',
+  picpayQrLabel: 'QR code PicPay para pagar',
+  picpayOpen: 'Abrir o PicPay',
+  sandboxBadge: 'Sandbox: pagamento de teste, nenhum dinheiro real é movimentado',
   cvv: 'CVV',
   holder: 'Nome impresso no cartão',
   installments: 'Parcelas',
@@ -70,7 +90,12 @@ const EN: Messages = {
   chooseMethod: 'Choose how to pay',
   PIX: 'PIX',
   CREDITCARD: 'Credit card',
+  DEBITCARD: 'Debit card',
   BOLETO: 'Boleto',
+  PICPAY: 'PicPay',
+  OXXO: 'OXXO',
+  PAYNET: 'PAYNET',
+  SPEI: 'SPEI',
   otherMethod: 'Choose another payment method',
   pixInstructions: "Open your bank's app, choose to pay with PIX and scan the QR code or paste the code below.",
   pixQrLabel: 'PIX QR code to pay',
@@ -91,6 +116,21 @@ const EN: Messages = {
   cardSection: 'Card details',
   cardNumber: 'Card number',
   expiry: 'Expiry (MM/YY)',
+  expiryPlaceholder: 'MM/YY',
+  phone: 'Mobile phone (with area code)',
+  phoneInvalid: 'Invalid mobile phone: area code and 8 or 9 digits.',
+  authenticating: 'Confirm the purchase with your bank…',
+  authFailed: 'Your bank did not confirm the purchase. Try again or use another card.',
+  compensating: 'Payment received; the boleto compensates on the next business day.',
+  voucherInstructions: 'Show the reference or the barcode at the till and pay in cash before it expires.',
+  voucherReference: 'Reference',
+  printVoucher: 'Print voucher',
+  speiInstructions: "Make a SPEI transfer of the exact amount to the CLABE below in your bank's app.",
+  speiReference: 'Numeric reference',
+  picpayInstructions: 'Open PicPay and scan the QR code, or tap the button on your phone.',
+  picpayQrLabel: 'PicPay QR code to pay',
+  picpayOpen: 'Open PicPay',
+  sandboxBadge: 'Sandbox: a test payment, no real money moves',
   cvv: 'CVV',
   holder: 'Name on card',
   installments: 'Installments',
@@ -128,13 +168,16 @@ export function langOf(query: unknown): Lang {
 }
 
 /**
- * An amount in cents as the page shows it, from the integer (never through a float).
+ * An amount in cents as the page shows it, from the integer (never through a float), in reais or, for
+ * Mexican sessions, pesos.
  * @example formatMoney(123456n, 'pt') // 'R$ 1.234,56'
  * @example formatMoney(123456n, 'en') // 'R$1,234.56'
+ * @example formatMoney(123456n, 'en', 'MXN') // 'MX$1,234.56'
  */
-export function formatMoney(minor: bigint, lang: Lang): string {
+export function formatMoney(minor: bigint, lang: Lang, currency = 'BRL'): string {
   const whole = (minor / 100n).toString();
   const cents = (minor % 100n).toString().padStart(2, '0');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, lang === 'en' ? ',' : '.');
-  return lang === 'en' ? `R$${grouped}.${cents}` : `R$ ${grouped},${cents}`;
+  const symbol = currency === 'MXN' ? 'MX$' : 'R$';
+  return lang === 'en' ? `${symbol}${grouped}.${cents}` : `${symbol} ${grouped},${cents}`;
 }

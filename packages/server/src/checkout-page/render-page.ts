@@ -7,17 +7,24 @@ import { formatMoney, messages, type Lang, type Messages } from './i18n';
 export type PageView =
   | { kind: 'final'; outcome: 'PAID' | 'CANCELED' | 'EXPIRED' | 'ERROR'; redirectUrl: string | null }
   | { kind: 'choose'; failedBefore: boolean }
-  | { kind: 'card'; failedBefore: boolean }
+  | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean }
   | { kind: 'processing' }
   | { kind: 'pix'; brCode: string; qrSvg: string; secondsLeft: number }
-  | { kind: 'boleto'; digitableLine: string; formattedLine: string; barcode: string; barcodeSvg: string; dueDate: string; secondsLeft: number };
+  | { kind: 'boleto'; digitableLine: string; formattedLine: string; barcode: string; barcodeSvg: string; dueDate: string; compensating: boolean }
+  | { kind: 'voucher'; network: 'OXXO' | 'PAYNET'; reference: string; barcodeSvg: string; secondsLeft: number }
+  | { kind: 'spei'; clabe: string; reference: string; secondsLeft: number }
+  | { kind: 'picpay'; deepLink: string; qrSvg: string; secondsLeft: number };
 
 export interface PageModel {
   readonly lang: Lang;
   readonly session: CheckoutRow;
   readonly merchantName: string;
-  /** What the customer pays (amount and customer fees), in BRL cents. */
+  /** What the customer pays (amount and customer fees), in cents of `currency`. */
   readonly chargeMinor: bigint;
+  /** BRL or MXN: the session's payment currency. */
+  readonly currency: string;
+  /** Sandbox pages carry a visible badge, so nobody mistakes them for a real payment. */
+  readonly sandbox: boolean;
   /** Changes when the page should be redrawn; the script compares it with the status endpoint's. */
   readonly version: string;
   readonly view: PageView;
@@ -50,11 +57,17 @@ export function renderPage(model: PageModel): string {
     final ? '' : `data-status-url="/pay/${id}/status"`,
     `data-attempts-url="/pay/${id}/attempts"`,
     `data-card-url="/pay/${id}/card"`,
+    `data-debit-url="/pay/${id}/debit"`,
+    `data-contract-id="${e(model.session.contract_id)}"`,
+    `data-reference-id="${e(model.session.reference_id)}"`,
+    `data-amount-minor="${model.chargeMinor}"`,
+    `data-sandbox="${model.sandbox ? 'true' : 'false'}"`,
+    `data-lang="${model.lang}"`,
     model.view.kind === 'final' && model.view.redirectUrl ? `data-redirect="${e(model.view.redirectUrl)}"` : '',
   ]
     .filter((a) => a !== '')
     .join(' ');
-  const i18n = (['copied', 'luhnInvalid', 'expiryInvalid', 'cvvInvalid', 'required', 'processing', 'submitFailed'] as const)
+  const i18n = (['copied', 'luhnInvalid', 'expiryInvalid', 'cvvInvalid', 'required', 'processing', 'submitFailed', 'phoneInvalid', 'authenticating', 'authFailed'] as const)
     .map((k) => `data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${e(t[k])}"`)
     .join(' ');
 
@@ -65,15 +78,17 @@ export function renderPage(model: PageModel): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${e(t.title)} · ${e(model.merchantName)}</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="${style.path}" integrity="${style.integrity}">
 <script src="${script.path}" integrity="${script.integrity}" defer></script>
 </head>
 <body ${bodyData}>
+${model.sandbox ? `<p class="sandbox-badge no-print" data-sandbox-badge>${e(t.sandboxBadge)}</p>` : ''}
 <main>
 <header>
 <a class="lang no-print" href="${e(otherLang)}" lang="${model.lang === 'en' ? 'pt-BR' : 'en'}">${e(t.language)}</a>
 <p class="merchant">${e(t.payTo)} <strong>${e(model.merchantName)}</strong></p>
-<p class="amount"><span class="visually-hidden">${e(t.amount)}: </span>${e(formatMoney(model.chargeMinor, model.lang))}</p>
+<p class="amount"><span class="visually-hidden">${e(t.amount)}: </span>${e(formatMoney(model.chargeMinor, model.lang, model.currency))}</p>
 </header>
 ${renderView(model, t, pageUrl)}
 <p id="form-errors" class="errors no-print" role="alert"></p>
@@ -113,8 +128,8 @@ ${link}
 ${view.failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : ''}
 ${(model.session.methods as CheckoutMethod[])
   .map((m) =>
-    m === 'CREDITCARD'
-      ? `<a class="button" href="${e(`${pageUrl}${sep}method=CREDITCARD`)}" data-method="CREDITCARD">${e(t.CREDITCARD)}</a>`
+    m === 'CREDITCARD' || m === 'DEBITCARD'
+      ? `<a class="button" href="${e(`${pageUrl}${sep}method=${m}`)}" data-method="${m}">${e(t[m])}</a>`
       : `<button type="button" data-start-method="${m}">${e(t[m])}</button>`,
   )
   .join('\n')}
@@ -147,24 +162,72 @@ ${otherMethod}
 <p id="copy-status" role="status" aria-live="polite" class="no-print"></p>
 <div class="barcode" role="img" aria-label="${e(t.barcodeLabel)}" data-barcode="${e(view.barcode)}">${view.barcodeSvg}</div>
 <button type="button" class="secondary no-print" data-print>${e(t.print)}</button>
+<p class="status no-print" role="status" aria-live="polite">${e(view.compensating ? t.compensating : t.waiting)}</p>
+${view.compensating ? '' : otherMethod}
+</section>`;
+    case 'voucher':
+      return `<section data-view="voucher" data-network="${view.network}">
+<h1>${e(t[view.network])}</h1>
+<p>${e(t.voucherInstructions)}</p>
+<label for="voucher-reference">${e(t.voucherReference)}</label>
+<input id="voucher-reference" readonly value="${e(view.reference)}" data-reference="${e(view.reference)}">
+<button type="button" class="no-print" data-copy-target="voucher-reference">${e(t.copy)}</button>
+<p id="copy-status" role="status" aria-live="polite" class="no-print"></p>
+<div class="barcode" role="img" aria-label="${e(t.barcodeLabel)}">${view.barcodeSvg}</div>
+<p>${e(t.expiresIn)} <strong><span data-seconds-left="${view.secondsLeft}" aria-live="off">—</span></strong></p>
+<button type="button" class="secondary no-print" data-print>${e(t.printVoucher)}</button>
 <p class="status no-print" role="status" aria-live="polite">${e(t.waiting)}</p>
 ${otherMethod}
 </section>`;
+    case 'spei':
+      return `<section data-view="spei">
+<h1>${e(t.SPEI)}</h1>
+<p>${e(t.speiInstructions)}</p>
+<label for="spei-clabe">CLABE</label>
+<input id="spei-clabe" readonly value="${e(view.clabe)}" data-clabe="${e(view.clabe)}">
+<button type="button" data-copy-target="spei-clabe">${e(t.copy)}</button>
+<p id="copy-status" role="status" aria-live="polite"></p>
+<p><strong>${e(t.speiReference)}:</strong> <span data-spei-reference>${e(view.reference)}</span></p>
+<p>${e(t.expiresIn)} <strong><span data-seconds-left="${view.secondsLeft}" aria-live="off">—</span></strong></p>
+<p class="status" role="status" aria-live="polite">${e(t.waiting)}</p>
+${otherMethod}
+</section>`;
+    case 'picpay':
+      return `<section data-view="picpay">
+<h1>${e(t.PICPAY)}</h1>
+<p>${e(t.picpayInstructions)}</p>
+<div class="qr" role="img" aria-label="${e(t.picpayQrLabel)}">${view.qrSvg}</div>
+<a class="button" href="${e(view.deepLink)}" data-deep-link>${e(t.picpayOpen)}</a>
+<p>${e(t.expiresIn)} <strong><span data-seconds-left="${view.secondsLeft}" aria-live="off">—</span></strong></p>
+<p class="status" role="status" aria-live="polite">${e(t.waiting)}</p>
+${otherMethod}
+</section>`;
     case 'card':
-      return renderCardForm(model, t, view.failedBefore, otherMethod);
+      return renderCardForm(model, t, view.method, view.failedBefore, otherMethod);
   }
 }
 
-function renderCardForm(model: PageModel, t: Messages, failedBefore: boolean, otherMethod: string): string {
+function renderCardForm(model: PageModel, t: Messages, method: 'CREDITCARD' | 'DEBITCARD', failedBefore: boolean, otherMethod: string): string {
   const options = Array.from({ length: 12 }, (_, i) => {
     const n = BigInt(i + 1);
-    const each = formatMoney(model.chargeMinor / n, model.lang);
+    const each = formatMoney(model.chargeMinor / n, model.lang, model.currency);
     return `<option value="${i + 1}">${e(t.installmentOption.replace('{n}', String(i + 1)).replace('{amount}', each))}</option>`;
   }).join('');
-  return `<section data-view="card">
-<h1>${e(t.CREDITCARD)}</h1>
+  const debit = method === 'DEBITCARD';
+  // A debit card pays at once (no installments) and authenticates with 3DS; its phone is what the
+  // issuer sends the one-time code to.
+  const installments = debit
+    ? ''
+    : `<label for="installments">${e(t.installments)}</label>
+<select id="installments" name="installments">${options}</select>`;
+  const phone = debit
+    ? `<label for="phone">${e(t.phone)}</label>
+<input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" required maxlength="20" placeholder="11 91234-5678">`
+    : '';
+  return `<section data-view="card" data-card-method="${method}">
+<h1>${e(t[method])}</h1>
 ${failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : ''}
-<form id="card-form" novalidate autocomplete="on">
+<form id="card-form" novalidate autocomplete="on" data-card-method="${method}">
 <fieldset>
 <legend>${e(t.payerSection)}</legend>
 <label for="name">${e(t.name)}</label>
@@ -173,6 +236,7 @@ ${failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : '
 <input id="email" name="email" type="email" autocomplete="email" required maxlength="254">
 <label for="tax_id">${e(t.taxId)}</label>
 <input id="tax_id" name="tax_id" inputmode="numeric" required maxlength="18">
+${phone}
 </fieldset>
 <fieldset>
 <legend>${e(t.cardSection)}</legend>
@@ -180,15 +244,15 @@ ${failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : '
 <input id="number" name="number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" aria-describedby="card-scheme">
 <p id="card-scheme" class="scheme-out" aria-live="polite"></p>
 <div class="row">
-<div><label for="expiry">${e(t.expiry)}</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AA" required maxlength="7"></div>
+<div><label for="expiry">${e(t.expiry)}</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="${e(t.expiryPlaceholder)}" required maxlength="7"></div>
 <div><label for="cvv">${e(t.cvv)}</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"></div>
 </div>
 <label for="holder_name">${e(t.holder)}</label>
 <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100">
-<label for="installments">${e(t.installments)}</label>
-<select id="installments" name="installments">${options}</select>
+${installments}
 </fieldset>
-<button type="submit">${e(t.pay)} ${e(formatMoney(model.chargeMinor, model.lang))}</button>
+<div id="three-ds-frame" class="three-ds" hidden></div>
+<button type="submit">${e(t.pay)} ${e(formatMoney(model.chargeMinor, model.lang, model.currency))}</button>
 <p id="form-status" class="status" role="status" aria-live="polite"></p>
 </form>
 ${otherMethod}

@@ -4,7 +4,8 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { App, AppContext } from '../context';
 import { loadCheckout } from '../checkout/get-checkout';
 import { payWithCard } from '../checkout/pay-with-card';
-import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, PublicStatusResponse } from '../checkout/schemas';
+import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, DebitAttemptBody, DebitAttemptResponse, PublicStatusResponse } from '../checkout/schemas';
+import { completeDebitAttempt, startDebitAttempt, type DebitAnswer } from '../checkout/pay-with-debit';
 import { startCodeAttempt } from '../checkout/start-attempt';
 import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
 import { errorResponses } from '../http/schema-kit';
@@ -14,6 +15,15 @@ import { renderPage } from './render-page';
 import { langOf } from './i18n';
 
 const PUBLIC = { auth: 'public' as const };
+
+/** Colibri's icon: a hummingbird's green body and long beak on a round field, small enough to inline. */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#05603a"/><path d="M18 40c6-2 10-8 14-14 3-4 8-6 12-4l12-6-10 9c1 6-3 12-10 15-6 3-13 2-18 0z" fill="#fff"/><circle cx="42" cy="25" r="2" fill="#05603a"/></svg>`;
+
+function debitAnswer(answer: DebitAnswer) {
+  return answer.status === 'SENT'
+    ? { status: answer.status, payment_token: answer.payment.payment_token, transaction_status: answer.payment.status }
+    : { status: answer.status, challenge_url: answer.challengeUrl };
+}
 
 /** Headers of every page answer: the strict CSP, no sniffing, no referrer, never cached. */
 function pageHeaders(reply: FastifyReply): FastifyReply {
@@ -36,6 +46,14 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   for (const asset of [script, style]) {
     app.get(asset.path, { config: PUBLIC, schema: { hide: true } }, async (_request, reply) =>
       reply.type(asset.contentType).header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').send(asset.body),
+    );
+  }
+
+  // The service's front door: a person who opens the base URL lands on the API reference.
+  app.get('/', { config: PUBLIC, schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs', 302));
+  for (const path of ['/favicon.ico', '/favicon.svg']) {
+    app.get(path, { config: PUBLIC, schema: { hide: true } }, async (_request, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(FAVICON_SVG),
     );
   }
 
@@ -93,7 +111,7 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
     {
       config: PUBLIC,
       schema: {
-        summary: 'Start a PIX or boleto attempt (multi-method selection screen)',
+        summary: 'Start a code attempt: PIX, boleto, PicPay, OXXO, PAYNET or SPEI (multi-method selection screen)',
         tags: ['Checkout page'],
         params: CheckoutIdParams,
         body: CodeAttemptBody,
@@ -104,6 +122,37 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       const { session, payment } = await startCodeAttempt(ctx, request.params.checkout_id, request.body.method);
       return { payment_token: payment.payment_token, status: session.status };
     },
+  );
+
+  app.post(
+    '/pay/:checkout_id/debit',
+    {
+      config: { ...PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } },
+      schema: {
+        summary: 'Pay a checkout session by debit card with 3DS (the page debit form)',
+        description:
+          'Authenticates the card with 3DS. Frictionless: the payment is sent at once (status SENT). Challenge: answers challenge_url, which the page shows in a frame; when the challenge is answered the page calls …/debit/complete.',
+        tags: ['Checkout page'],
+        params: CheckoutIdParams,
+        body: DebitAttemptBody,
+        response: { 200: DebitAttemptResponse, ...errorResponses(400, 404, 409, 422, 429, 502) },
+      },
+    },
+    async (request) => debitAnswer(await startDebitAttempt(ctx, request.params.checkout_id, request.body, `${request.protocol}://${request.host}`)),
+  );
+
+  app.post(
+    '/pay/:checkout_id/debit/complete',
+    {
+      config: { ...PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } },
+      schema: {
+        summary: 'Pay with the debit card authenticated by the challenge inside the page',
+        tags: ['Checkout page'],
+        params: CheckoutIdParams,
+        response: { 200: DebitAttemptResponse, ...errorResponses(404, 409, 422, 429, 502) },
+      },
+    },
+    async (request) => debitAnswer(await completeDebitAttempt(ctx, request.params.checkout_id)),
   );
 
   app.post(

@@ -2,11 +2,14 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { convert } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
-import { CURRENCY_EXPONENTS, isCurrency, parseAmount } from '../lib/money';
+import { CURRENCY_EXPONENTS, isCurrency, parseAmount, type Currency } from '../lib/money';
 import { MINIMUM_BRL_MINOR } from '../payments/send-payment';
 import type { CheckoutRow } from './checkout-record';
 import type { GenerateCheckoutInput } from './schemas';
-import { CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, type CheckoutMethod, type CheckoutMode } from './states';
+import type { PaymentRow } from '../payments/payment-record';
+import { lockCheckout } from './checkout-record';
+import { attemptContext, openCodeAttempt } from './start-attempt';
+import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, isCodeMethod, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
 
 /**
  * The largest checkout amount, in BRL cents: a boleto writes its amount in ten digits, and one limit
@@ -19,16 +22,17 @@ type Failure = { key: ErrorKey; description: string };
 /**
  * Reads `method` as the spec allows it: one method, an array of methods, or ALL. Exactly one distinct
  * method is SINGLE mode; more, or ALL, is MULTI. Unknown values are refused rather than ignored, so a
- * typo never silently changes the mode. Methods keep the spec's order (PIX, CREDITCARD, BOLETO).
+ * typo never silently changes the mode. Methods keep CHECKOUT_METHODS's order. ALL offers the methods of
+ * `country` (ALL_METHODS).
  * @example parseMethods(['BOLETO', 'PIX']) // { ok: true, mode: 'MULTI', methods: ['PIX', 'BOLETO'] }
  * @example parseMethods('PIX')             // { ok: true, mode: 'SINGLE', methods: ['PIX'] }
  */
-export function parseMethods(input: string | string[]): { ok: true; mode: CheckoutMode; methods: CheckoutMethod[] } | { ok: false; description: string } {
-  if (input === 'ALL') return { ok: true, mode: 'MULTI', methods: [...CHECKOUT_METHODS] };
+export function parseMethods(input: string | string[], country: 'BR' | 'MX' = 'BR'): { ok: true; mode: CheckoutMode; methods: CheckoutMethod[] } | { ok: false; description: string } {
+  if (input === 'ALL') return { ok: true, mode: 'MULTI', methods: [...ALL_METHODS[country]] };
   const values = typeof input === 'string' ? [input] : input;
   const unknown = values.filter((v) => !(CHECKOUT_METHODS as readonly string[]).includes(v));
   if (unknown.length > 0) {
-    return { ok: false, description: `method: ${unknown.map((v) => JSON.stringify(v)).join(', ')} is not a method; use PIX, CREDITCARD or BOLETO, an array of them, or ALL.` };
+    return { ok: false, description: `method: ${unknown.map((v) => JSON.stringify(v)).join(', ')} is not a method; use ${CHECKOUT_METHODS.join(', ')}, an array of them, or ALL.` };
   }
   const methods = CHECKOUT_METHODS.filter((m) => values.includes(m));
   return { ok: true, mode: methods.length === 1 ? 'SINGLE' : 'MULTI', methods };
@@ -50,11 +54,13 @@ const URL_FIELDS = ['notificationUrl', 'successUrl', 'declinedUrl', 'errorUrl', 
 
 /**
  * `POST /checkout/generate`: validate every field (all failures at once, in the order of the spec's
- * field list) → price in BRL → store the session CREATED. No payment exists yet: the first attempt
- * starts when the customer opens the page (single-method) or picks a method (multi-method).
- * @example const session = await generateCheckout(ctx, merchantId, body);
+ * field list) → price in the methods' currency (BRL in Brazil, MXN in Mexico) → store the session
+ * CREATED and, in single-method mode with a code method (or with pixDirect, its PIX), start the payment
+ * attempt at once, in the same transaction, so the answer carries the payment. A single card method
+ * has no payment until the card is submitted on the page.
+ * @example const { session, payment } = await generateCheckout(ctx, merchantId, body);
  */
-export async function generateCheckout(ctx: AppContext, merchantId: string, input: GenerateCheckoutInput): Promise<CheckoutRow> {
+export async function generateCheckout(ctx: AppContext, merchantId: string, input: GenerateCheckoutInput): Promise<{ session: CheckoutRow; payment: PaymentRow | undefined }> {
   const failures: Failure[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
 
@@ -71,69 +77,93 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
   const merchant = await ctx.db.selectFrom('merchants').select(['contract_id']).where('id', '=', merchantId).executeTakeFirstOrThrow();
   if (input.contractId !== merchant.contract_id) fail('CONTRACT_INVALID', 'contractId: is not a contract of this merchant.');
 
-  const methods = parseMethods(input.method);
+  // The country decides what ALL means; without paymentCountry it follows the named methods.
+  const named = typeof input.method === 'string' ? [input.method] : input.method;
+  const mexicanOnly = named.length > 0 && named.every((m) => (CHECKOUT_METHODS as readonly string[]).includes(m) && METHOD_MARKET[m as CheckoutMethod].country === 'MX');
+  const country = input.paymentCountry ?? (mexicanOnly ? 'MX' : 'BR');
+  const market = country === 'MX' ? 'MX' : 'BR';
+  const methods = parseMethods(input.method, market);
   if (!methods.ok) fail('CHECKOUT_METHOD_INVALID', methods.description);
 
   for (const field of URL_FIELDS) {
     const value = input[field];
     if (value !== undefined && !isHttpUrl(value)) fail('CHECKOUT_URL_INVALID', `${field}: must be an absolute http or https URL.`);
   }
-  const country = input.paymentCountry ?? 'BR';
-  if (country !== 'BR') fail('CHECKOUT_COUNTRY_UNSUPPORTED', 'paymentCountry: hosted checkout offers Brazilian methods only; must be BR.');
-  const paymentCurrency = input.paymentCurrency ?? 'BRL';
-  if (paymentCurrency !== 'BRL') fail('CHECKOUT_PAYMENT_CURRENCY_UNSUPPORTED', 'paymentCurrency: PIX, boleto and card checkouts are paid in BRL; must be BRL.');
+  const paymentCurrency = input.paymentCurrency ?? (market === 'MX' ? 'MXN' : 'BRL');
+  if (country !== 'BR' && country !== 'MX') {
+    fail('CHECKOUT_COUNTRY_UNSUPPORTED', 'paymentCountry: must be BR (PIX, cards, boleto, PicPay) or MX (OXXO, PAYNET, SPEI).');
+  } else if (methods.ok && methods.methods.some((m) => METHOD_MARKET[m].country !== country)) {
+    const foreign = methods.methods.filter((m) => METHOD_MARKET[m].country !== country);
+    fail('CHECKOUT_COUNTRY_UNSUPPORTED', `paymentCountry: ${foreign.join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not paid in ${country}; one session offers the methods of one country.`);
+  }
+  const expectedCurrency = market === 'MX' ? 'MXN' : 'BRL';
+  if (paymentCurrency !== expectedCurrency) {
+    fail('CHECKOUT_PAYMENT_CURRENCY_UNSUPPORTED', `paymentCurrency: methods paid in ${market} are paid in ${expectedCurrency}; must be ${expectedCurrency}.`);
+  }
   if (input.pixDirect === true && methods.ok && !methods.methods.includes('PIX')) fail('CHECKOUT_PIX_DIRECT_WITHOUT_PIX', 'pixDirect: needs PIX among the methods.');
-  if (input.saveCard === true && methods.ok && !methods.methods.includes('CREDITCARD')) {
-    fail('CHECKOUT_SAVE_CARD_WITHOUT_CARD', 'saveCard: needs CREDITCARD among the methods.');
+  if (input.saveCard === true && methods.ok && !methods.methods.some((m) => m === 'CREDITCARD' || m === 'DEBITCARD')) {
+    fail('CHECKOUT_SAVE_CARD_WITHOUT_CARD', 'saveCard: needs CREDITCARD or DEBITCARD among the methods.');
   }
 
   // Amount limits come after shape rules so one bad request always gets the same answer.
+  const target: Currency = expectedCurrency;
   let quote: Awaited<ReturnType<typeof convert>> | undefined;
   if (parsed.ok && currency) {
-    quote = await convert(ctx.db, parsed.minor, currency, 'BRL');
-    if (quote.convertedMinor < MINIMUM_BRL_MINOR) fail('AMOUNT_BELOW_MINIMUM', 'amount: must be at least 1.00 BRL.');
-    else if (quote.convertedMinor > MAXIMUM_CHECKOUT_MINOR) fail('FIELD_OUT_OF_RANGE', 'amount: must be at most 99999999.99 BRL.');
+    quote = await convert(ctx.db, parsed.minor, currency, target);
+    if (quote.convertedMinor < MINIMUM_BRL_MINOR) fail('AMOUNT_BELOW_MINIMUM', `amount: must be at least 1.00 ${target}.`);
+    else if (quote.convertedMinor > MAXIMUM_CHECKOUT_MINOR) fail('FIELD_OUT_OF_RANGE', `amount: must be at most 99999999.99 ${target}.`);
   }
   if (failures.length > 0 || !parsed.ok || !currency || !quote || !methods.ok) throw ApiError.fields(failures);
 
   const now = await merchantNow(ctx.db, merchantId);
   const expiresAt = new Date(now.getTime() + (input.expiresIn ?? EXPIRES_IN_DEFAULT_SECONDS) * 1000);
-  return ctx.db
-    .insertInto('checkout_sessions')
-    .values({
-      merchant_id: merchantId,
-      contract_id: input.contractId,
-      reference_id: input.referenceId,
-      checkout_reference_id: input.checkoutReferenceId ?? null,
-      mode: methods.mode,
-      methods: methods.methods,
-      status: 'CREATED',
-      original_amount_minor: parsed.minor,
-      original_currency: currency,
-      amount_minor: quote.convertedMinor,
-      currency: 'BRL',
-      fx_rate: currency === 'BRL' ? null : quote.rate,
-      fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
-      notification_url: input.notificationUrl ?? null,
-      success_url: input.successUrl ?? null,
-      declined_url: input.declinedUrl ?? null,
-      error_url: input.errorUrl ?? null,
-      checkout_notification_url: input.checkoutNotificationUrl ?? null,
-      pix_direct: input.pixDirect ?? false,
-      payment_country: country,
-      payment_currency: paymentCurrency,
-      save_card: input.saveCard ?? false,
-      current_payment_token: null,
-      current_payment_status: null,
-      end_reason: null,
-      expires_at: expiresAt,
-      created_at: now,
-      updated_at: now,
-      processing_at: null,
-      paid_at: null,
-      canceled_at: null,
-      failed_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const only = methods.methods[0];
+  const first = methods.mode === 'SINGLE' && only && isCodeMethod(only) ? only : input.pixDirect === true ? 'PIX' : undefined;
+  const context = first ? await attemptContext(ctx.db, merchantId, now) : undefined;
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const session = await trx
+      .insertInto('checkout_sessions')
+      .values({
+        merchant_id: merchantId,
+        contract_id: input.contractId,
+        reference_id: input.referenceId,
+        checkout_reference_id: input.checkoutReferenceId ?? null,
+        mode: methods.mode,
+        methods: methods.methods,
+        status: 'CREATED',
+        original_amount_minor: parsed.minor,
+        original_currency: currency,
+        amount_minor: quote.convertedMinor,
+        currency: target,
+        fx_rate: currency === target ? null : quote.rate,
+        fx_rate_date: currency === target ? null : quote.rateDate,
+        notification_url: input.notificationUrl ?? null,
+        success_url: input.successUrl ?? null,
+        declined_url: input.declinedUrl ?? null,
+        error_url: input.errorUrl ?? null,
+        checkout_notification_url: input.checkoutNotificationUrl ?? null,
+        pix_direct: input.pixDirect ?? false,
+        payment_country: country,
+        payment_currency: paymentCurrency,
+        save_card: input.saveCard ?? false,
+        current_payment_token: null,
+        current_payment_status: null,
+        end_reason: null,
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+        processing_at: null,
+        paid_at: null,
+        canceled_at: null,
+        failed_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (!first || !context) return { session, payment: undefined };
+    const locked = await lockCheckout(trx, session.checkout_id);
+    if (!locked) throw new Error('invariant: a session just inserted exists');
+    return openCodeAttempt(trx, locked, first, context);
+  });
+  if (result.payment) ctx.workerSignal.poke();
+  return result;
 }

@@ -7,6 +7,7 @@ import { exponentOf } from '../payments/payment-record';
 import { findCheckout, lockCheckout, type CheckoutRow } from './checkout-record';
 import type { CheckoutMethod, CheckoutMode, CheckoutStatus } from './states';
 import { isFinalCheckoutStatus } from './states';
+import { checkoutPaymentViews } from './payment-view';
 import { syncCheckout } from './sync-checkout';
 
 /**
@@ -29,19 +30,12 @@ export async function loadCheckout(ctx: AppContext, checkoutId: string, merchant
 
 /**
  * `GET /checkout/<checkout_id>`: the contract's session resource with its payments, oldest first.
- * With saveCard, card payments also name the kept person and card for later sendPayment.
+ * Each payment carries what its payer needs (payment-view.ts).
  * @example const view = await getCheckout(ctx, merchantId, checkoutId);
  */
 export async function getCheckout(ctx: AppContext, merchantId: string, checkoutId: string) {
   const session = await loadCheckout(ctx, checkoutId, merchantId);
-  const payments = await ctx.db
-    .selectFrom('payments')
-    .select(['payment_token', 'method', 'status', 'person_id', 'card_id'])
-    .where('checkout_id', '=', session.checkout_id)
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at')
-    .orderBy('payment_token')
-    .execute();
+  const payments = await checkoutPaymentViews(ctx.db, session);
   return {
     checkout_id: session.checkout_id,
     status: session.status as CheckoutStatus,
@@ -52,11 +46,6 @@ export async function getCheckout(ctx: AppContext, merchantId: string, checkoutI
     amount: toJsonNumber(session.original_amount_minor, exponentOf(session.original_currency)),
     asset: session.original_currency,
     expires_at: formatDateTime(session.expires_at),
-    payments: payments.map((p) => ({
-      payment_token: p.payment_token,
-      method: p.method,
-      transaction_status: p.status,
-      ...(session.save_card && p.person_id && p.card_id ? { public_person_id: p.person_id, public_card_id: p.card_id } : {}),
-    })),
+    payments,
   };
 }

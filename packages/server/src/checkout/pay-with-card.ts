@@ -76,15 +76,25 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
     throw error;
   }
 
-  const session = await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('payments').set({ checkout_id: checkoutId }).where('payment_token', '=', payment.payment_token).execute();
+  const session = await attachCardPayment(ctx, seen, payment, now);
+  return { session, payment };
+}
+
+/**
+ * The last step of a card attempt (credit, or debit after 3DS): the payment joins the session, the
+ * card is made INACTIVE unless the merchant asked to keep it (saveCard), and the session applies the
+ * payment's status, in one transaction.
+ * @example const session = await attachCardPayment(ctx, seen, payment, now);
+ */
+export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, payment: PaymentRow, now: Date): Promise<CheckoutRow> {
+  return ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('payments').set({ checkout_id: seen.checkout_id }).where('payment_token', '=', payment.payment_token).execute();
     if (!seen.save_card && payment.card_id) {
       await trx.updateTable('cards').set({ status: 'INACTIVE' }).where('id', '=', payment.card_id).execute();
     }
-    const locked = await lockCheckout(trx, checkoutId);
+    const locked = await lockCheckout(trx, seen.checkout_id);
     if (!locked) throw new Error('invariant: a claimed checkout session exists');
     const attached = await updateCheckout(trx, locked, now, { current_payment_token: payment.payment_token, current_payment_status: payment.status });
-    return syncCheckout(trx, attached, await merchantNow(trx, merchantId));
+    return syncCheckout(trx, attached, await merchantNow(trx, seen.merchant_id));
   });
-  return { session, payment };
 }

@@ -1,10 +1,13 @@
+import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
+import { ApiError } from '../http/errors';
 import { absoluteUrl } from '../http/public-url';
 import { errorResponses } from '../http/schema-kit';
 import { formatDateTime } from '../lib/time-format';
 import { generateCheckout } from './generate-checkout';
 import { getCheckout } from './get-checkout';
+import { checkoutPaymentView } from './payment-view';
 import { CheckoutIdParams, CheckoutResponse, GenerateCheckoutBody, GenerateCheckoutResponse } from './schemas';
 import type { CheckoutMethod, CheckoutMode, CheckoutStatus } from './states';
 
@@ -21,14 +24,15 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         summary: 'Generate a hosted checkout session',
-        description: 'Creates a session CREATED and answers the public checkout_url to send the customer to (docs/checkout.md).',
+        description: 'Creates a session and answers the public checkout_url to send the customer to. In single-method mode with a code method (or with pixDirect) the payment attempt starts at once and `payment` carries it; otherwise `payment` is null (docs/checkout.md).',
         tags: ['Checkout'],
         body: GenerateCheckoutBody,
         response: { 200: GenerateCheckoutResponse, ...errorResponses(400, 401) },
       },
     },
     async (request) => {
-      const session = await generateCheckout(ctx, principalOf(request).merchantId, request.body);
+      const { session, payment } = await generateCheckout(ctx, principalOf(request).merchantId, request.body);
+      const codes = payment ? await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirst() : undefined;
       return {
         checkout_id: session.checkout_id,
         checkout_url: absoluteUrl(ctx, request, `/pay/${session.checkout_id}`),
@@ -36,8 +40,37 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
         mode: session.mode as CheckoutMode,
         methods: session.methods as CheckoutMethod[],
         expires_at: formatDateTime(session.expires_at),
+        payment: payment ? await checkoutPaymentView(payment, codes, session.save_card) : null,
         refresh_token: await refreshToken(ctx, request),
       };
+    },
+  );
+
+  // Registered with checkout, whose rule it sets, rather than in admin/routes.ts.
+  const BoletoTerm = Type.Object({ due_business_days: Type.Integer({ minimum: 1, maximum: 60, description: 'business days from generation to the due date (default 3)' }) });
+  app.put(
+    '/admin/merchants/:merchantId/boleto-term',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        summary: "Set a merchant's boleto term",
+        description: 'How many bank business days after generation a boleto of this merchant is due (docs/checkout.md, Boleto).',
+        tags: ['Admin'],
+        security: [{ adminToken: [] }],
+        params: Type.Object({ merchantId: Type.String({ format: 'uuid' }) }),
+        body: BoletoTerm,
+        response: { 200: BoletoTerm, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const updated = await ctx.db
+        .updateTable('merchants')
+        .set({ boleto_due_business_days: request.body.due_business_days })
+        .where('id', '=', request.params.merchantId)
+        .returning('boleto_due_business_days')
+        .executeTakeFirst();
+      if (!updated) throw new ApiError('NOT_FOUND', 'merchantId: merchant not found.');
+      return { due_business_days: updated.boleto_due_business_days };
     },
   );
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../http/schema-kit';
-import { CHECKOUT_METHODS, CHECKOUT_STATUSES, EXPIRES_IN_MAX_SECONDS, EXPIRES_IN_MIN_SECONDS } from './states';
+import { CHECKOUT_METHODS, CHECKOUT_STATUSES, CODE_METHODS, EXPIRES_IN_MAX_SECONDS, EXPIRES_IN_MIN_SECONDS } from './states';
 
 /**
  * Schemas of the checkout endpoints. Shapes are checked here; the rules a schema cannot state
@@ -15,16 +15,17 @@ export const GenerateCheckoutBody = Type.Object({
   asset: Type.String({ minLength: 3, maxLength: 3, description: 'currency code of amount; converted to BRL at the stored rate' }),
   referenceId: Type.String({ minLength: 1, maxLength: 45, description: 'merchant reference, used in callbacks and on the payments' }),
   contractId: Type.String({ minLength: 1, maxLength: 64, description: "the merchant's contract_id" }),
-  method: Type.Union([Type.String({ maxLength: 16 }), Type.Array(Type.String({ maxLength: 16 }), { minItems: 1, maxItems: 3 })], {
-    description: 'PIX, CREDITCARD or BOLETO, an array of them, or ALL. One method: SINGLE mode; more, or ALL: MULTI.',
+  method: Type.Union([Type.String({ maxLength: 16 }), Type.Array(Type.String({ maxLength: 16 }), { minItems: 1, maxItems: 8 })], {
+    description:
+      'PIX, CREDITCARD, DEBITCARD, BOLETO, PICPAY (Brazil) or OXXO, PAYNET, SPEI (Mexico), an array of them, or ALL (PIX, CREDITCARD and BOLETO in Brazil; OXXO, PAYNET and SPEI in Mexico). One method: SINGLE mode; more, or ALL: MULTI.',
   }),
   notificationUrl: Type.Optional(Url),
   successUrl: Type.Optional(Url),
   declinedUrl: Type.Optional(Url),
   errorUrl: Type.Optional(Url),
-  pixDirect: Type.Optional(Type.Boolean({ description: 'multi-method: open the PIX code at once instead of the method selection screen' })),
-  paymentCountry: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'BR (the default)' })),
-  paymentCurrency: Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: 'BRL (the default)' })),
+  pixDirect: Type.Optional(Type.Boolean({ description: 'start the PIX attempt at generation (also in multi-method mode): the answer carries its BR Code and QR code, and the page opens on it' })),
+  paymentCountry: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'BR or MX; default: MX when every method is Mexican, otherwise BR' })),
+  paymentCurrency: Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: 'the country\'s currency: BRL for BR, MXN for MX (the default)' })),
   saveCard: Type.Optional(Type.Boolean({ description: "keep the customer's card (public_person_id, public_card_id) for later sendPayment" })),
   checkoutNotificationUrl: Type.Optional(Url),
   checkoutReferenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -38,6 +39,26 @@ const Method = StringEnum(CHECKOUT_METHODS);
 const Status = StringEnum(CHECKOUT_STATUSES);
 const Mode = StringEnum(['SINGLE', 'MULTI'] as const);
 
+
+const Expiry = Type.Union([Type.String({ description: 'yyyy-MM-dd HH:mm:ss UTC: the payer can pay until then' }), Type.Null()]);
+const Voucher = Type.Object({ reference: Type.String({ description: '14 digits, Luhn check digit' }), barcode: Type.Union([Type.String(), Type.Null()]), expires_at: Expiry });
+
+export const CheckoutPayment = Type.Object({
+  payment_token: Type.String(),
+  method: Type.String(),
+  transaction_status: Type.String(),
+  amount: Type.Number({ description: 'what the customer pays (amount plus customer fees)' }),
+  asset: Type.String(),
+  public_person_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
+  public_card_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
+  pix: Type.Optional(Type.Object({ br_code: Type.String(), qr_code: Type.String({ description: 'data:image/png;base64,…' }), expires_at: Expiry })),
+  boleto: Type.Optional(Type.Object({ digitable_line: Type.String(), barcode: Type.String(), due_date: Type.String({ description: 'YYYY-MM-DD, payable through the end of that day in Brasília' }) })),
+  oxxo: Type.Optional(Voucher),
+  paynet: Type.Optional(Voucher),
+  spei: Type.Optional(Type.Object({ clabe: Type.String(), bank_code: Type.String(), reference: Type.Union([Type.String(), Type.Null()]), expires_at: Expiry })),
+  picpay: Type.Optional(Type.Object({ deep_link: Type.String(), qr_code: Type.String({ description: 'data:image/png;base64,…' }), expires_at: Expiry })),
+});
+
 export const GenerateCheckoutResponse = Type.Object({
   checkout_id: Type.String({ format: 'uuid' }),
   checkout_url: Type.String(),
@@ -45,15 +66,8 @@ export const GenerateCheckoutResponse = Type.Object({
   mode: Mode,
   methods: Type.Array(Method),
   expires_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock' }),
+  payment: Type.Union([CheckoutPayment, Type.Null()], { description: 'the attempt started at generation (single code method, or pixDirect); null otherwise' }),
   refresh_token: Type.String(),
-});
-
-export const CheckoutPayment = Type.Object({
-  payment_token: Type.String(),
-  method: Type.String(),
-  transaction_status: Type.String(),
-  public_person_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
-  public_card_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
 });
 
 export const CheckoutResponse = Type.Object({
@@ -97,7 +111,29 @@ export const CardAttemptBody = Type.Object({
 });
 export type CardAttemptInput = Static<typeof CardAttemptBody>;
 
-export const CodeAttemptBody = Type.Object({ method: StringEnum(['PIX', 'BOLETO'] as const) });
+/** What the page's debit card form sends: the payer with a mobile phone (for the 3DS challenge) and the card. */
+export const DebitAttemptBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: "payer's full name" }),
+  email: Type.String({ minLength: 3, maxLength: 254, format: 'email' }),
+  tax_id: Type.String({ minLength: 1, maxLength: 32, description: 'CPF (or CNPJ), with or without punctuation' }),
+  phone: Type.String({ minLength: 1, maxLength: 20, description: 'Brazilian mobile number with area code' }),
+  number: Type.String({ minLength: 1, maxLength: 32 }),
+  exp_month: Type.String({ minLength: 1, maxLength: 2 }),
+  exp_year: Type.String({ minLength: 2, maxLength: 4 }),
+  cvv: Type.String({ minLength: 1, maxLength: 4 }),
+  holder_name: Type.String({ minLength: 1, maxLength: 100 }),
+  lang: Type.Optional(StringEnum(['pt', 'en'] as const, { description: 'language of the 3DS challenge page' })),
+});
+export type DebitAttemptInput = Static<typeof DebitAttemptBody>;
+
+export const DebitAttemptResponse = Type.Object({
+  status: StringEnum(['SENT', 'CHALLENGE'] as const),
+  payment_token: Type.Optional(Type.String()),
+  transaction_status: Type.Optional(Type.String()),
+  challenge_url: Type.Optional(Type.String({ description: 'the issuer challenge, to show in a frame inside the page' })),
+});
+
+export const CodeAttemptBody = Type.Object({ method: StringEnum(CODE_METHODS) });
 
 /** The public status of a session, polled by its page. */
 export const PublicStatusResponse = Type.Object({

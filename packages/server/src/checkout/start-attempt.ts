@@ -5,12 +5,13 @@ import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { computeFees, loadFeePlan, type FeePlan } from '../fees/fee-plan';
 import { ApiError } from '../http/errors';
-import { formatDate } from '../lib/time-format';
 import { changeStatus, lockPayment, paymentEventData, type PaymentRow } from '../payments/payment-record';
 import { buildSandboxBoleto } from '../rails/boleto';
+import { cashVoucherReference, speiReceivingClabe } from '../rails/mexico';
 import { BrCodeError, formatBrCodeAmount, generateBrCode } from '../rails/pix';
+import { boletoTerm } from './boleto-term';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
-import { attemptOutcome, isFinalCheckoutStatus, type CheckoutMethod } from './states';
+import { attemptOutcome, isCodeMethod, isFinalCheckoutStatus, type CheckoutMethod, type CodeMethod } from './states';
 import { STARTING, syncCheckout } from './sync-checkout';
 
 /**
@@ -23,8 +24,10 @@ export const SANDBOX_BOLETO_AGREEMENT = '1234567';
 
 /**
  * Checks that a locked, synced session can take a new attempt with `method`, and settles what stands
- * in its way: an open PIX or boleto attempt of another method is canceled (the customer switched), an
- * open attempt of the same method is returned as is (reloading the page starts nothing new).
+ * in its way: an open code attempt (PIX, boleto, voucher, transfer, wallet) of another method that the
+ * payer has not paid yet is canceled (the customer switched), an open attempt of the same method is
+ * returned as is (reloading the page starts nothing new). A boleto already paid and waiting for
+ * compensation, like a card being processed, cannot be left.
  * @example const existing = await prepareAttempt(trx, session, 'PIX', now);
  */
 export async function prepareAttempt(trx: Db, session: CheckoutRow, method: CheckoutMethod, now: Date): Promise<PaymentRow | undefined> {
@@ -38,59 +41,82 @@ export async function prepareAttempt(trx: Db, session: CheckoutRow, method: Chec
   if (!session.current_payment_token) return undefined;
   const current = await lockPayment(trx, session.merchant_id, session.current_payment_token);
   if (!current || attemptOutcome(current.status) !== 'OPEN') return undefined;
-  if (current.method === method && method !== 'CREDITCARD') return current;
-  if (current.method === 'PIX' || current.method === 'BOLETO') {
+  if (current.method === method && isCodeMethod(method)) return current;
+  if (isCodeMethod(current.method) && current.status === 'CREATED') {
     await changeStatus(trx, current, 'CANCELED', now);
     return undefined;
   }
   throw new ApiError('CHECKOUT_ATTEMPT_IN_PROGRESS');
 }
 
+/** What opening a code attempt needs besides the session, read before its transaction. */
+export interface AttemptContext {
+  plan: FeePlan;
+  merchantName: string;
+  boletoDueBusinessDays: number;
+  now: Date;
+}
+
+/** @example const context = await attemptContext(ctx.db, merchantId, now); */
+export async function attemptContext(db: Db, merchantId: string, now: Date): Promise<AttemptContext> {
+  const plan = await loadFeePlan(db, merchantId);
+  const merchant = await db.selectFrom('merchants').select(['name', 'boleto_due_business_days']).where('id', '=', merchantId).executeTakeFirstOrThrow();
+  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now };
+}
+
 /**
- * Opens a PIX or BOLETO attempt on the public page: lock and sync the session → check it can take the
- * attempt → create the payment (CREATED, expiring with the session) with its BR Code or boleto → move
- * the session to PROCESSING, all in one transaction. Opening the same method again returns the open
- * attempt.
+ * Opens a code attempt in the caller's transaction, on a locked and synced session: the open attempt
+ * of the same method if there is one, otherwise a new payment (see createCodePayment), with the session
+ * moved to PROCESSING. Generation (single-method, or pixDirect) and the page both come through here.
+ * @example const { session, payment } = await openCodeAttempt(trx, session, 'PIX', context);
+ */
+export async function openCodeAttempt(trx: Db, session: CheckoutRow, method: CodeMethod, context: AttemptContext): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+  const existing = await prepareAttempt(trx, session, method, context.now);
+  if (existing) return { session, payment: existing };
+  const payment = await createCodePayment(trx, session, method, context);
+  const updated = await updateCheckout(trx, session, context.now, {
+    status: 'PROCESSING',
+    current_payment_token: payment.payment_token,
+    current_payment_status: payment.status,
+    attempts: session.attempts + 1,
+  });
+  return { session: updated, payment };
+}
+
+/**
+ * Opens a code attempt on the public page: lock and sync the session, then openCodeAttempt, in one
+ * transaction. Opening the same method again returns the open attempt.
  * @example const { session, payment } = await startCodeAttempt(ctx, checkoutId, 'PIX');
  */
-export async function startCodeAttempt(ctx: AppContext, checkoutId: string, method: 'PIX' | 'BOLETO'): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+export async function startCodeAttempt(ctx: AppContext, checkoutId: string, method: CodeMethod): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
   const now = await merchantNow(ctx.db, seen.merchant_id);
-  const plan = await loadFeePlan(ctx.db, seen.merchant_id);
-  const merchant = await ctx.db.selectFrom('merchants').select(['name']).where('id', '=', seen.merchant_id).executeTakeFirstOrThrow();
+  const context = await attemptContext(ctx.db, seen.merchant_id, now);
   const result = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockCheckout(trx, checkoutId);
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
     const session = await syncCheckout(trx, locked, now);
-    const existing = await prepareAttempt(trx, session, method, now);
-    if (existing) return { session, payment: existing };
-    const payment = await createCodePayment(trx, session, method, { plan, merchantName: merchant.name, now });
-    const updated = await updateCheckout(trx, session, now, {
-      status: 'PROCESSING',
-      current_payment_token: payment.payment_token,
-      current_payment_status: payment.status,
-      attempts: session.attempts + 1,
-    });
-    return { session: updated, payment };
+    return openCodeAttempt(trx, session, method, context);
   });
   ctx.workerSignal.poke();
   return result;
 }
 
 /**
- * Stores a PIX or BOLETO payment of a session, CREATED and expiring with it, its fees, its first
- * history line and event, and what the payer is shown: a BR Code (static, with the amount and a txid
- * made from the payment token) or a sandbox boleto due on the session's expiry date (UTC).
- * @example const payment = await createCodePayment(trx, session, 'PIX', { plan, merchantName: 'Loja', now });
+ * Stores a code payment of a session, CREATED, in the session's currency, its fees, its first history
+ * line and event, and what the payer is shown:
+ * - PIX: a BR Code (static, with the amount and a txid made from the payment token), expiring with the session;
+ * - BOLETO: a sandbox boleto due the merchant's number of business days after today in Brasília, payable
+ *   through the end of that day (boleto-term.ts), whatever the session's expiry;
+ * - OXXO and PAYNET: a voucher reference with its Code 128 barcode, expiring with the session;
+ * - SPEI: a receiving CLABE of its own, expiring with the session;
+ * - PICPAY: a deep link into the wallet and the QR code that carries it, expiring with the session.
+ * @example const payment = await createCodePayment(trx, session, 'PIX', context);
  */
-export async function createCodePayment(
-  trx: Db,
-  session: CheckoutRow,
-  method: 'PIX' | 'BOLETO',
-  context: { plan: FeePlan; merchantName: string; now: Date },
-): Promise<PaymentRow> {
+export async function createCodePayment(trx: Db, session: CheckoutRow, method: CodeMethod, context: AttemptContext): Promise<PaymentRow> {
   const { plan, now } = context;
+  const boleto = method === 'BOLETO' ? boletoTerm(now, context.boletoDueBusinessDays) : undefined;
   const fees = computeFees(plan.payments, session.amount_minor);
   const payment = await trx
     .insertInto('payments')
@@ -105,7 +131,7 @@ export async function createCodePayment(
       original_amount_minor: session.original_amount_minor,
       original_currency: session.original_currency,
       amount_minor: session.amount_minor,
-      currency: 'BRL',
+      currency: session.currency,
       customer_fees_minor: fees.customerFeesMinor,
       merchant_fees_minor: fees.merchantFeesMinor,
       fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
@@ -122,7 +148,7 @@ export async function createCodePayment(
       processor_id: null,
       error_code: null,
       error_description: null,
-      expires_at: session.expires_at,
+      expires_at: boleto ? boleto.payableUntil : session.expires_at,
       end_to_end_id: null,
       subscription_id: null,
       checkout_id: session.checkout_id,
@@ -135,10 +161,10 @@ export async function createCodePayment(
   if (fees.fees.length > 0) {
     await trx
       .insertInto('payment_fees')
-      .values(fees.fees.map((f) => ({ payment_token: payment.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })))
+      .values(fees.fees.map((f) => ({ payment_token: payment.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: session.currency })))
       .execute();
   }
-  // A card payment's first event is its move to PROCESSING; a PIX or boleto waits in CREATED for the
+  // A card payment's first event is its move to PROCESSING; a code payment waits in CREATED for the
   // payer, so the merchant is told it exists now.
   await recordEvent(trx, {
     merchantId: payment.merchant_id,
@@ -150,18 +176,30 @@ export async function createCodePayment(
   });
 
   const chargedMinor = payment.amount_minor + payment.customer_fees_minor;
+  const codes = { payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: null, txid: null, barcode: null, digitable_line: null, due_date: null };
+  const hex = payment.payment_token.replace(/-/g, '');
   if (method === 'PIX') {
-    const txid = payment.payment_token.replace(/-/g, '').slice(0, 25).toUpperCase();
+    const txid = hex.slice(0, 25).toUpperCase();
     const brCode = pixCode(sandboxPixKey(payment.merchant_id), context.merchantName, formatBrCodeAmount(chargedMinor), txid);
-    await trx.insertInto('checkout_payment_codes').values({ payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: brCode, txid, barcode: null, digitable_line: null, due_date: null }).execute();
+    await trx.insertInto('checkout_payment_codes').values({ ...codes, br_code: brCode, txid }).execute();
+  } else if (method === 'PICPAY') {
+    // The wallet opens the payment from its deep link; the QR code carries the same link for a phone's camera.
+    const deepLink = `picpay://picpay/checkout/${hex}`;
+    await trx.insertInto('checkout_payment_codes').values({ ...codes, deep_link: deepLink, qr_payload: deepLink }).execute();
   } else {
+    // One sequence numbers every boleto, voucher and SPEI account, so no two payments share a reference.
     const { sequence } = await trx.selectNoFrom((eb) => eb.fn<string>('nextval', [eb.val('checkout_boleto_seq')]).as('sequence')).executeTakeFirstOrThrow();
-    const dueDate = formatDate(session.expires_at);
-    const boleto = buildSandboxBoleto({ agreement: SANDBOX_BOLETO_AGREEMENT, sequence: BigInt(sequence), dueDate, amountCents: chargedMinor });
-    await trx
-      .insertInto('checkout_payment_codes')
-      .values({ payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: null, txid: null, barcode: boleto.barcode, digitable_line: boleto.digitableLine, due_date: dueDate })
-      .execute();
+    if (method === 'BOLETO' && boleto) {
+      const built = buildSandboxBoleto({ agreement: SANDBOX_BOLETO_AGREEMENT, sequence: BigInt(sequence), dueDate: boleto.dueDate, amountCents: chargedMinor });
+      await trx.insertInto('checkout_payment_codes').values({ ...codes, barcode: built.barcode, digitable_line: built.digitableLine, due_date: boleto.dueDate }).execute();
+    } else if (method === 'OXXO' || method === 'PAYNET') {
+      const reference = cashVoucherReference(method, BigInt(sequence));
+      await trx.insertInto('checkout_payment_codes').values({ ...codes, reference, barcode: reference }).execute();
+    } else {
+      const clabe = speiReceivingClabe(BigInt(sequence));
+      // SPEI's numeric reference is at most 7 digits; the payer's bank carries it with the transfer.
+      await trx.insertInto('checkout_payment_codes').values({ ...codes, clabe, reference: String(BigInt(sequence) % 10_000_000n) }).execute();
+    }
   }
   return payment;
 }

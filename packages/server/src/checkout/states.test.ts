@@ -56,7 +56,11 @@ describe('generate field rules', () => {
     expect(parseMethods('ALL')).toEqual({ ok: true, mode: 'MULTI', methods: ['PIX', 'CREDITCARD', 'BOLETO'] });
     expect(parseMethods(['BOLETO', 'PIX'])).toEqual({ ok: true, mode: 'MULTI', methods: ['PIX', 'BOLETO'] });
     expect(parseMethods(['CREDITCARD', 'CREDITCARD'])).toEqual({ ok: true, mode: 'SINGLE', methods: ['CREDITCARD'] });
-    expect(parseMethods('OXXO').ok).toBe(false);
+    expect(parseMethods('ALL', 'MX')).toEqual({ ok: true, mode: 'MULTI', methods: ['OXXO', 'PAYNET', 'SPEI'] });
+    expect(parseMethods(['SPEI', 'OXXO'])).toEqual({ ok: true, mode: 'MULTI', methods: ['OXXO', 'SPEI'] });
+    expect(parseMethods(['DEBITCARD', 'PICPAY', 'PIX'])).toEqual({ ok: true, mode: 'MULTI', methods: ['PIX', 'DEBITCARD', 'PICPAY'] });
+    expect(parseMethods('CASH').ok).toBe(false);
+    expect(parseMethods('oxxo').ok).toBe(false);
     expect(parseMethods(['PIX', 'ALL']).ok).toBe(false);
   });
 

@@ -4,8 +4,46 @@ import { ApiError } from '../http/errors';
 export const CHECKOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'CANCELED', 'ERROR'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
-export const CHECKOUT_METHODS = ['PIX', 'CREDITCARD', 'BOLETO'] as const;
+/** Every method a session may offer, in the order sessions list them. */
+export const CHECKOUT_METHODS = ['PIX', 'CREDITCARD', 'DEBITCARD', 'BOLETO', 'PICPAY', 'OXXO', 'PAYNET', 'SPEI'] as const;
 export type CheckoutMethod = (typeof CHECKOUT_METHODS)[number];
+
+/**
+ * Methods the payer completes outside the page (a code, voucher, transfer or wallet): their payment exists
+ * as soon as the attempt starts and waits CREATED for the payer. Card methods get their payment when the
+ * card is submitted.
+ */
+export const CODE_METHODS = ['PIX', 'BOLETO', 'PICPAY', 'OXXO', 'PAYNET', 'SPEI'] as const;
+export type CodeMethod = (typeof CODE_METHODS)[number];
+export function isCodeMethod(method: string): method is CodeMethod {
+  return (CODE_METHODS as readonly string[]).includes(method);
+}
+export type CardMethod = 'CREDITCARD' | 'DEBITCARD';
+export function isCardMethod(method: string): method is CardMethod {
+  return method === 'CREDITCARD' || method === 'DEBITCARD';
+}
+
+/** Where each method is paid: its country and the currency the session is priced in. */
+export const METHOD_MARKET: Readonly<Record<CheckoutMethod, { country: 'BR' | 'MX'; currency: 'BRL' | 'MXN' }>> = {
+  PIX: { country: 'BR', currency: 'BRL' },
+  CREDITCARD: { country: 'BR', currency: 'BRL' },
+  DEBITCARD: { country: 'BR', currency: 'BRL' },
+  BOLETO: { country: 'BR', currency: 'BRL' },
+  PICPAY: { country: 'BR', currency: 'BRL' },
+  OXXO: { country: 'MX', currency: 'MXN' },
+  PAYNET: { country: 'MX', currency: 'MXN' },
+  SPEI: { country: 'MX', currency: 'MXN' },
+};
+
+/**
+ * What `method: "ALL"` offers in each country. Brazil keeps the spec's three seen values (PIX, CREDITCARD,
+ * BOLETO), so an integration written against them never meets a method it did not ask for; PicPay and
+ * debit card are offered when named.
+ */
+export const ALL_METHODS: Readonly<Record<'BR' | 'MX', readonly CheckoutMethod[]>> = {
+  BR: ['PIX', 'CREDITCARD', 'BOLETO'],
+  MX: ['OXXO', 'PAYNET', 'SPEI'],
+};
 export type CheckoutMode = 'SINGLE' | 'MULTI';
 
 /**

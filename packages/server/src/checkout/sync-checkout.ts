@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
-import { changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
+import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
 import { canTransition } from '../payments/states';
 import { updateCheckout, type CheckoutRow } from './checkout-record';
-import { assertCheckoutTransition, attemptOutcome, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
+import { assertCheckoutTransition, attemptOutcome, isCodeMethod, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
 
 /** A card attempt being set up (person, card, sendPayment) holds the session this long at most. */
 export const STARTING_CLAIM_MS = 120_000;
@@ -13,7 +13,8 @@ export const STARTING = 'STARTING';
 
 /**
  * Brings a locked session up to date with its latest attempt and its expiry, in the caller's
- * transaction: a PIX or boleto attempt past the session's expiry becomes EXPIRED, and the attempt's
+ * transaction: a code attempt past its own expiry and still unpaid becomes EXPIRED, a paid boleto whose
+ * compensation time has come becomes PAID, and the attempt's
  * outcome is applied by `nextCheckoutState` (checkout/states.ts). Every reader and writer of a session
  * calls this first, and a periodic sweep calls it for sessions nobody is looking at, so a card
  * outcome, a payer's PIX or the merchant clock moving all reach the session without a hook in the
@@ -25,9 +26,12 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
   const expired = now.getTime() >= session.expires_at.getTime();
   let payment: PaymentRow | undefined;
   if (session.current_payment_token) payment = await lockPayment(trx, session.merchant_id, session.current_payment_token);
-  if (payment && expired && (payment.method === 'PIX' || payment.method === 'BOLETO') && canTransition(payment.status, 'EXPIRED')) {
+  // A code attempt lapses at its own expiry: the session's for most, the end of its due date for a boleto.
+  const lapsed = payment && now.getTime() >= (payment.expires_at ?? session.expires_at).getTime();
+  if (payment && lapsed && payment.status === 'CREATED' && isCodeMethod(payment.method) && canTransition(payment.status, 'EXPIRED')) {
     payment = await changeStatus(trx, payment, 'EXPIRED', now);
   }
+  if (payment && payment.method === 'BOLETO' && payment.status === 'PROCESSING') payment = await compensateBoleto(trx, payment, now);
 
   let outcome: AttemptOutcome | null = payment ? attemptOutcome(payment.status) : null;
   let paymentStatus = payment?.status ?? session.current_payment_status;
@@ -46,6 +50,16 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
     current_payment_status: paymentStatus,
     ...(next.endReason ? { end_reason: next.endReason } : {}),
   });
+}
+
+/**
+ * A paid boleto waits PROCESSING for its compensation (boleto-term.ts); once that time has come on the
+ * merchant clock it becomes PAID, with the capture journal, in the caller's transaction.
+ */
+async function compensateBoleto(trx: Db, payment: PaymentRow, now: Date): Promise<PaymentRow> {
+  const codes = await trx.selectFrom('checkout_payment_codes').select(['compensates_at']).where('payment_token', '=', payment.payment_token).executeTakeFirst();
+  if (!codes?.compensates_at || now.getTime() < codes.compensates_at.getTime()) return payment;
+  return changeStatus(trx, payment, 'PAID', now, { authorized_minor: payment.amount_minor, captured_minor: payment.amount_minor }, (row) => [captureJournal(row, now)]);
 }
 
 /** Attempts that the customer's payment failed (DECLINED or ERROR); leaving a PIX for a card is no failure. */

@@ -52,6 +52,16 @@ export interface CheckoutPaymentCodesTable {
   digitable_line: string | null;
   /** YYYY-MM-DD */
   due_date: string | null;
+  /** OXXO and PAYNET: the voucher reference the cashier types. Nullable columns of migration 0015. */
+  reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SPEI: the 18-digit CLABE the payer transfers to. */
+  clabe: ColumnType<string | null, string | null | undefined, string | null>;
+  /** PicPay: what its QR code carries. */
+  qr_payload: ColumnType<string | null, string | null | undefined, string | null>;
+  /** PicPay: the link that opens the wallet app on a phone. */
+  deep_link: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A paid boleto compensates (PROCESSING → PAID) at this time on the merchant clock. */
+  compensates_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface CheckoutTables {

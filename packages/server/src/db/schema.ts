@@ -26,6 +26,8 @@ export interface MerchantsTable {
   enabled: Generated<boolean>;
   /** Sandbox clock: how far this merchant's clock runs ahead of the real one. */
   clock_offset_ms: Generated<bigint>;
+  /** Business days from a boleto's generation to its due date (docs/checkout.md, Boleto). */
+  boleto_due_business_days: Generated<number>;
   created_at: CreatedAt;
 }
 

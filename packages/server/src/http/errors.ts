@@ -101,7 +101,7 @@ export const ERRORS = define({
 
   // 01 — refunds
   REFUND_STATUS_NOT_ALLOWED: { code: '01.05.0030', status: 400, description: 'Current payment status does not allow refund' },
-  REFUND_CURRENCY_NOT_ELIGIBLE: { code: '01.05.0031', status: 400, description: 'Only BRL transactions are eligible for refunds.' },
+  REFUND_CURRENCY_NOT_ELIGIBLE: { code: '01.05.0031', status: 400, description: 'Only transactions priced and paid in the currency of their method (BRL for Brazilian methods, MXN for OXXO, PAYNET and SPEI) are eligible for refunds.' },
   PARTIAL_REFUND_NOT_ALLOWED: { code: '01.05.0032', status: 400, description: "amount: this payment method allows only a refund of the whole amount." },
   REFUND_WINDOW_CLOSED: { code: '01.05.0033', status: 400, description: 'The refund window of this payment method has closed.' },
   REFUND_AMOUNT_EXCEEDS_REFUNDABLE: { code: '01.05.0034', status: 400, description: 'amount: must be less than or equal to the amount still refundable.' },
@@ -174,16 +174,17 @@ export const ERRORS = define({
 
   // 03 — hosted checkout (docs/checkout.md). 03.01: rules of POST /checkout/generate beyond the shared
   // field codes; 03.02: a session's state; 03.03: the sandbox payer.
-  CHECKOUT_METHOD_INVALID: { code: '03.01.0001', status: 400, description: 'method: must be PIX, CREDITCARD or BOLETO, an array of them, or ALL.' },
+  CHECKOUT_METHOD_INVALID: { code: '03.01.0001', status: 400, description: 'method: must be PIX, CREDITCARD, DEBITCARD, BOLETO, PICPAY, OXXO, PAYNET or SPEI, an array of them, or ALL.' },
   CHECKOUT_URL_INVALID: { code: '03.01.0002', status: 400, description: 'The URL must be an absolute http or https URL of at most 2048 characters.' },
-  CHECKOUT_COUNTRY_UNSUPPORTED: { code: '03.01.0003', status: 400, description: 'paymentCountry: hosted checkout offers Brazilian methods only; must be BR.' },
-  CHECKOUT_PAYMENT_CURRENCY_UNSUPPORTED: { code: '03.01.0004', status: 400, description: 'paymentCurrency: PIX, boleto and card checkouts are paid in BRL; must be BRL.' },
+  CHECKOUT_COUNTRY_UNSUPPORTED: { code: '03.01.0003', status: 400, description: 'paymentCountry: must be BR or MX, the country of every method of the session.' },
+  CHECKOUT_PAYMENT_CURRENCY_UNSUPPORTED: { code: '03.01.0004', status: 400, description: 'paymentCurrency: must be the currency of paymentCountry (BRL for BR, MXN for MX).' },
   CHECKOUT_PIX_DIRECT_WITHOUT_PIX: { code: '03.01.0005', status: 400, description: 'pixDirect: needs PIX among the methods.' },
-  CHECKOUT_SAVE_CARD_WITHOUT_CARD: { code: '03.01.0006', status: 400, description: 'saveCard: needs CREDITCARD among the methods.' },
+  CHECKOUT_SAVE_CARD_WITHOUT_CARD: { code: '03.01.0006', status: 400, description: 'saveCard: needs CREDITCARD or DEBITCARD among the methods.' },
   CHECKOUT_NOT_OPEN: { code: '03.02.0001', status: 422, description: 'The checkout session is PAID, CANCELED, ERROR or expired; no payment can be started in it.' },
-  CHECKOUT_ATTEMPT_IN_PROGRESS: { code: '03.02.0002', status: 409, description: 'A card payment of this checkout session is still processing; wait for its outcome.' },
+  CHECKOUT_ATTEMPT_IN_PROGRESS: { code: '03.02.0002', status: 409, description: 'A payment of this checkout session is still processing (a card, or a paid boleto compensating); wait for its outcome.' },
   CHECKOUT_METHOD_NOT_OFFERED: { code: '03.02.0003', status: 400, description: 'method: is not one of the methods of this checkout session.' },
-  SANDBOX_PAY_METHOD_UNSUPPORTED: { code: '03.03.0001', status: 422, description: 'Only PIX and BOLETO payments are paid through the sandbox payer.' },
+  CHECKOUT_AUTHENTICATION_FAILED: { code: '03.02.0004', status: 422, description: 'The debit card was not authenticated with 3DS (unenrolled, not allowed, failed challenge or error); pay with another card or method.' },
+  SANDBOX_PAY_METHOD_UNSUPPORTED: { code: '03.03.0001', status: 422, description: 'Only PIX, BOLETO, PICPAY, OXXO, PAYNET and SPEI payments are paid through the sandbox payer; cards are paid by the simulator.' },
   SANDBOX_PAY_NOT_AWAITING: { code: '03.03.0002', status: 422, description: 'The payment is not awaiting payment (it is not CREATED, or it has expired).' },
 
   // 04 — subscriptions (docs/subscriptions.md). 04.01: rules of POST /subscriptions and of the charge

@@ -1,4 +1,5 @@
-import { validateClabe, validatePixKey } from '../rails/brazil';
+import { validatePixKey } from '../rails/brazil';
+import { validateClabe } from '../rails/mexico';
 import type { RefundFailure } from './rules';
 import type { MethodRefundRules } from './rules';
 

@@ -54,9 +54,11 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     if (!(REFUNDABLE_STATUSES as readonly string[]).includes(payment.status)) {
       throw new ApiError('REFUND_STATUS_NOT_ALLOWED', undefined, { message: `Payment is ${payment.status}; a refund needs PAID or PARTIALLY_REFUNDED.` });
     }
-    if (payment.original_currency !== 'BRL' || payment.currency !== 'BRL') throw new ApiError('REFUND_CURRENCY_NOT_ELIGIBLE');
     const rules = REFUND_RULES[payment.method];
     if (!rules) throw new ApiError('REFUND_STATUS_NOT_ALLOWED', `payment_token: ${payment.method} payments cannot be refunded.`);
+    if (payment.original_currency !== rules.currency || payment.currency !== rules.currency) {
+      throw new ApiError('REFUND_CURRENCY_NOT_ELIGIBLE', undefined, { message: `${payment.method} payments are refunded in ${rules.currency} only; this one is priced in ${payment.original_currency}.` });
+    }
     const deadline = refundDeadline(rules, payment.paid_at ?? payment.created_at);
     if (deadline && now.getTime() > deadline.getTime()) {
       throw new ApiError('REFUND_WINDOW_CLOSED', `payment_token: the refund window of ${payment.method} payments closed on ${deadline.toISOString().slice(0, 10)}.`);

@@ -10,16 +10,25 @@ export interface MethodRefundRules {
   readonly partial: boolean;
   readonly window: { readonly days: number } | { readonly months: number } | null;
   readonly destination: 'NONE' | 'PIX_KEY_OR_BANK_ACCOUNT' | 'CLABE';
+  /**
+   * The one currency a payment of the method is refunded in: the currency it was paid in, which is its
+   * country's. The spec says both "a refund is in the currency of the original payment" and "only BRL
+   * transactions are eligible" while listing Mexican methods; Colibri reads the BRL rule as the rule of
+   * the Brazilian methods, and refunds OXXO, PAYNET and SPEI in MXN (docs/refunds.md, Currency).
+   */
+  readonly currency: 'BRL' | 'MXN';
 }
 
 export const REFUND_RULES: Readonly<Record<string, MethodRefundRules>> = {
-  CREDITCARD: { partial: true, window: { months: 6 }, destination: 'NONE' },
-  DEBITCARD: { partial: true, window: { months: 6 }, destination: 'NONE' },
-  PIX: { partial: true, window: { days: 90 }, destination: 'NONE' },
-  BOLETO: { partial: false, window: null, destination: 'PIX_KEY_OR_BANK_ACCOUNT' },
-  OXXO: { partial: false, window: null, destination: 'CLABE' },
-  PAYNET: { partial: false, window: null, destination: 'CLABE' },
-  SPEI: { partial: false, window: null, destination: 'CLABE' },
+  CREDITCARD: { partial: true, window: { months: 6 }, destination: 'NONE', currency: 'BRL' },
+  DEBITCARD: { partial: true, window: { months: 6 }, destination: 'NONE', currency: 'BRL' },
+  PIX: { partial: true, window: { days: 90 }, destination: 'NONE', currency: 'BRL' },
+  // A PicPay payment goes back to the payer's wallet, within the PIX window that wallet payments share.
+  PICPAY: { partial: true, window: { days: 90 }, destination: 'NONE', currency: 'BRL' },
+  BOLETO: { partial: false, window: null, destination: 'PIX_KEY_OR_BANK_ACCOUNT', currency: 'BRL' },
+  OXXO: { partial: false, window: null, destination: 'CLABE', currency: 'MXN' },
+  PAYNET: { partial: false, window: null, destination: 'CLABE', currency: 'MXN' },
+  SPEI: { partial: false, window: null, destination: 'CLABE', currency: 'MXN' },
 };
 
 /** Payment statuses a refund may start from. */

@@ -6,6 +6,51 @@ import { CHALLENGE_PASS_CODE } from './directory-server';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The challenge page's words. English by default (the library frames it over any merchant's page);
+ * `?lang=pt` gives Portuguese, which the hosted checkout asks for when its own page is Portuguese, so
+ * the customer never switches language in the middle of paying.
+ */
+const CHALLENGE_TEXT = {
+  en: {
+    htmlLang: 'en',
+    title: 'Card authentication',
+    heading: 'Confirm your purchase',
+    merchant: 'Merchant',
+    amount: 'Amount',
+    card: 'Card',
+    codeLabel: 'Code sent to your phone',
+    confirm: 'Confirm',
+    hint: `Sandbox: the code ${CHALLENGE_PASS_CODE} passes; any other code fails.`,
+    answered: 'This authentication was already answered.',
+    failedToComplete: 'The authentication could not be completed.',
+    authenticated: 'Authenticated. Returning to the store…',
+    wrongCode: 'The code is not correct. Authentication failed.',
+  },
+  pt: {
+    htmlLang: 'pt-BR',
+    title: 'Autenticação do cartão',
+    heading: 'Confirme a sua compra',
+    merchant: 'Loja',
+    amount: 'Valor',
+    card: 'Cartão',
+    codeLabel: 'Código enviado ao seu celular',
+    confirm: 'Confirmar',
+    hint: `Sandbox: o código ${CHALLENGE_PASS_CODE} é aceito; qualquer outro falha.`,
+    answered: 'Esta autenticação já foi respondida.',
+    failedToComplete: 'Não foi possível concluir a autenticação.',
+    authenticated: 'Autenticado. Voltando à loja…',
+    wrongCode: 'O código não está correto. A autenticação falhou.',
+  },
+} as const;
+
+export type ChallengeLang = keyof typeof CHALLENGE_TEXT;
+
+/** @example challengeLangOf('pt') // 'pt' */
+export function challengeLangOf(value: unknown): ChallengeLang {
+  return value === 'pt' || value === 'pt-BR' ? 'pt' : 'en';
+}
+
 /** A challenge page: its HTML and the Content-Security-Policy it must be sent with. */
 export interface ChallengePage {
   readonly html: string;
@@ -23,7 +68,8 @@ export interface ChallengePage {
  * framing). Scripts and styles run under a per-response nonce; nothing else loads.
  * @example const page = await renderChallengePage(ctx, id); reply.header('content-security-policy', page.contentSecurityPolicy).send(page.html);
  */
-export async function renderChallengePage(ctx: AppContext, id: string): Promise<ChallengePage> {
+export async function renderChallengePage(ctx: AppContext, id: string, lang: ChallengeLang = 'en'): Promise<ChallengePage> {
+  const t = CHALLENGE_TEXT[lang];
   if (!UUID.test(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
   const row = await ctx.db
     .selectFrom('three_ds_authentications as a')
@@ -39,13 +85,14 @@ export async function renderChallengePage(ctx: AppContext, id: string): Promise<
   // The merchant origin was checked to be a plain scheme://host[:port] when it was stored, so it is
   // safe in a CSP header; in the script it is embedded as JSON, with `<` escaped.
   const ancestor = row.merchant_origin ?? "'self'";
-  const config = JSON.stringify({ id: row.id, targetOrigin: row.merchant_origin }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ id: row.id, targetOrigin: row.merchant_origin, text: { failed: t.failedToComplete, authenticated: t.authenticated, wrongCode: t.wrongCode } }).replace(/</g, '\\u003c');
+  const amount = lang === 'pt' ? `R$ ${formatAmount(row.amount_minor, 2).replace('.', ',')}` : `BRL ${formatAmount(row.amount_minor, 2)}`;
   const html = `<!doctype html>
-<html lang="en">
+<html lang="${t.htmlLang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Card authentication</title>
+<title>${t.title}</title>
 <style nonce="${nonce}">
   body { font: 15px/1.4 system-ui, sans-serif; margin: 0; padding: 28px 24px; color: #1d2433; }
   h1 { font-size: 18px; margin: 0 0 4px; }
@@ -61,22 +108,22 @@ export async function renderChallengePage(ctx: AppContext, id: string): Promise<
 </style>
 </head>
 <body>
-<h1>Confirm your purchase</h1>
+<h1>${t.heading}</h1>
 <div class="bank">Colibri sandbox issuer · 3-D Secure 2</div>
 <dl>
-  <dt>Merchant</dt><dd>${escapeHtml(row.merchant_name)}</dd>
-  <dt>Amount</dt><dd>BRL ${formatAmount(row.amount_minor, 2)}</dd>
-  <dt>Card</dt><dd>${escapeHtml(row.own_masked_number ?? row.card_masked_number ?? '')}</dd>
+  <dt>${t.merchant}</dt><dd>${escapeHtml(row.merchant_name)}</dd>
+  <dt>${t.amount}</dt><dd>${amount}</dd>
+  <dt>${t.card}</dt><dd>${escapeHtml(row.own_masked_number ?? row.card_masked_number ?? '')}</dd>
 </dl>
 ${
   pending
     ? `<form id="challenge" autocomplete="off">
-  <label for="code">Code sent to your phone</label>
+  <label for="code">${t.codeLabel}</label>
   <input id="code" name="code" inputmode="numeric" maxlength="8" autofocus required>
-  <button type="submit">Confirm</button>
-  <div class="hint">Sandbox: the code ${CHALLENGE_PASS_CODE} passes; any other code fails.</div>
+  <button type="submit">${t.confirm}</button>
+  <div class="hint">${t.hint}</div>
 </form>`
-    : '<p class="result">This authentication was already answered.</p>'
+    : `<p class="result">${t.answered}</p>`
 }
 <p class="result" id="result" role="status"></p>
 <script nonce="${nonce}">
@@ -104,11 +151,11 @@ ${
       .then(function (response) { return response.json().then(function (body) { return { ok: response.ok, body: body }; }); })
       .then(function (answer) {
         form.hidden = true;
-        if (!answer.ok) { result.textContent = 'The authentication could not be completed.'; report({ status: 'ERROR' }); return; }
-        result.textContent = answer.body.status === 'SUCCESS' ? 'Authenticated. Returning to the store…' : 'The code is not correct. Authentication failed.';
+        if (!answer.ok) { result.textContent = config.text.failed; report({ status: 'ERROR' }); return; }
+        result.textContent = answer.body.status === 'SUCCESS' ? config.text.authenticated : config.text.wrongCode;
         report({ status: answer.body.status, paymentToken: answer.body.paymentToken });
       })
-      .catch(function () { result.textContent = 'The authentication could not be completed.'; report({ status: 'ERROR' }); });
+      .catch(function () { result.textContent = config.text.failed; report({ status: 'ERROR' }); });
   });
 })();
 </script>

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { principalOf, type App, type AppContext } from '../context';
 import { errorResponses } from '../http/schema-kit';
 import { PaymentResponse } from '../payments/schemas';
 import { paymentResponse } from '../payments/payment-response';
 import { answerChallenge } from './answer-challenge';
-import { renderChallengePage } from './challenge-page';
+import { challengeLangOf, renderChallengePage } from './challenge-page';
 import { loadClientBundle } from './client-bundle';
 import { payWithAuthentication } from './pay-with-authentication';
 import { AuthenticationAnswer, AuthenticationBody, ChallengeBody, ChallengeParams, ThreeDsPaymentBody } from './schemas';
@@ -92,9 +93,19 @@ export function registerThreeDsRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     '/3ds/challenges/:id',
-    { config: { auth: 'public' }, schema: { summary: 'The issuer challenge page (HTML, framed by the library)', tags: ['3DS'], security: [], params: ChallengeParams } },
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: 'The issuer challenge page (HTML, framed by the library)',
+        description: 'English by default; `?lang=pt` for Portuguese (the hosted checkout asks for its own language).',
+        tags: ['3DS'],
+        security: [],
+        params: ChallengeParams,
+        querystring: Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 })) }),
+      },
+    },
     async (request, reply) => {
-      const page = await renderChallengePage(ctx, request.params.id);
+      const page = await renderChallengePage(ctx, request.params.id, challengeLangOf(request.query.lang));
       return reply
         .header('content-security-policy', page.contentSecurityPolicy)
         .header('cache-control', 'no-store')

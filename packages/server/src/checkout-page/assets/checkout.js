@@ -26,8 +26,11 @@
     }, 1500);
   }
   var polling = false;
+  // While the debit card's 3DS challenge is open in this page, the session shows an attempt starting;
+  // redrawing the page then would take the challenge away from the customer.
+  var authenticating = false;
   function poll() {
-    if (polling || !data.statusUrl) return;
+    if (polling || authenticating || !data.statusUrl) return;
     polling = true;
     fetch(data.statusUrl, { cache: 'no-store', headers: { accept: 'application/json' } })
       .then(function (response) {
@@ -182,6 +185,20 @@
     schemeOut.dataset.scheme = scheme || '';
     schemeOut.dataset.valid = valid ? 'true' : 'false';
   }
+  // Expiry: digits only, the "/" is written for the customer (numeric keypads have none). A first digit
+  // above 1 can only be a month 02–09; deleting the "/" is respected rather than undone at once.
+  var expiryField = form.elements.namedItem('expiry');
+  expiryField.addEventListener('input', function (event) {
+    var deleting = event.inputType && event.inputType.indexOf('delete') === 0;
+    var raw = expiryField.value;
+    if (deleting && /^\d{0,2}\/?\d{0,4}$/.test(raw)) return;
+    var d = digits(raw).slice(0, 6);
+    if (/^\d\/$/.test(raw.trim())) d = '0' + d;
+    if (d.length === 1 && Number(d) > 1) d = '0' + d;
+    var formatted = d.length < 2 ? d : d.length === 2 ? (deleting ? d : d + '/') : d.slice(0, 2) + '/' + d.slice(2);
+    if (formatted !== raw) expiryField.value = formatted;
+  });
+
   number.addEventListener('input', function () {
     var d = digits(number.value).slice(0, 19);
     var grouped = d.replace(/(\d{4})(?=\d)/g, '$1 ');
@@ -214,6 +231,13 @@
     if (!expiry || month < 1 || month > 12) bad(field('expiry'), text('expiryInvalid'));
     var cvv = field('cvv').value.trim();
     if (!/^\d{3,4}$/.test(cvv)) bad(field('cvv'), text('cvvInvalid'));
+    var debit = form.dataset.cardMethod === 'DEBITCARD';
+    var phone = debit ? digits(field('phone').value) : '';
+    if (debit) {
+      field('phone').setAttribute('aria-invalid', 'false');
+      if (phone.length === 12 || phone.length === 13) phone = phone.indexOf('55') === 0 ? phone.slice(2) : phone;
+      if (phone.length !== 10 && phone.length !== 11) bad(field('phone'), text('phoneInvalid'));
+    }
     if (problems.length > 0) {
       announce('form-errors', problems.filter(function (p, i) { return problems.indexOf(p) === i; }).join(' '));
       firstBad.focus();
@@ -224,6 +248,29 @@
     submit.disabled = true;
     announce('form-errors', '');
     announce('form-status', text('processing'));
+    var fail = function (body) {
+      submit.disabled = false;
+      announce('form-status', '');
+      announce('form-errors', body ? errorText(body) : text('submitFailed'));
+    };
+    if (debit) {
+      payByDebit(
+        {
+          name: field('name').value.trim(),
+          email: field('email').value.trim(),
+          tax_id: field('tax_id').value.trim(),
+          phone: phone,
+          number: d,
+          exp_month: String(month),
+          exp_year: year,
+          cvv: cvv,
+          holder_name: field('holder_name').value.trim(),
+          lang: data.lang === 'en' ? 'en' : 'pt',
+        },
+        fail,
+      );
+      return;
+    }
     postJson(data.cardUrl, {
       name: field('name').value.trim(),
       email: field('email').value.trim(),
@@ -237,16 +284,51 @@
     })
       .then(function (result) {
         if (result.ok) window.location.assign(data.pageUrl);
-        else {
-          submit.disabled = false;
-          announce('form-status', '');
-          announce('form-errors', errorText(result.body));
-        }
+        else fail(result.body);
       })
       .catch(function () {
-        submit.disabled = false;
-        announce('form-status', '');
-        announce('form-errors', text('submitFailed'));
+        fail(null);
       });
   });
+
+  // Debit: 3DS first. A frictionless card pays at once; otherwise the issuer's challenge opens in a
+  // frame inside this page, and its answer (posted to this page's origin only) completes the payment.
+  function payByDebit(payload, fail) {
+    authenticating = true;
+    var failed = function (body) {
+      authenticating = false;
+      fail(body);
+    };
+    postJson(data.debitUrl, payload)
+      .then(function (result) {
+        if (!result.ok) return failed(result.body);
+        if (result.body.status !== 'CHALLENGE') return window.location.assign(data.pageUrl);
+        announce('form-status', text('authenticating'));
+        var holder = document.getElementById('three-ds-frame');
+        var frame = document.createElement('iframe');
+        frame.src = result.body.challenge_url;
+        frame.title = text('authenticating');
+        holder.appendChild(frame);
+        holder.hidden = false;
+        var onMessage = function (event) {
+          if (event.origin !== window.location.origin || event.source !== frame.contentWindow) return;
+          if (!event.data || event.data.type !== 'colibri:3ds-challenge') return;
+          window.removeEventListener('message', onMessage);
+          postJson(data.debitUrl + '/complete', {})
+            .then(function (done) {
+              holder.hidden = true;
+              holder.textContent = '';
+              if (done.ok) window.location.assign(data.pageUrl);
+              else failed(done.body && done.body.errors ? done.body : { errors: [{ description: text('authFailed') }] });
+            })
+            .catch(function () {
+              failed(null);
+            });
+        };
+        window.addEventListener('message', onMessage);
+      })
+      .catch(function () {
+        failed(null);
+      });
+  }
 })();

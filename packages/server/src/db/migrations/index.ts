@@ -14,6 +14,7 @@ import * as resilience from './0012-resilience';
 import * as accessAndKeys from './0014-access-and-keys';
 import * as unchargedFees from './0016-uncharged-fees';
 import * as dashboard from './0020-dashboard';
+import * as checkoutMethods from './0015-checkout-methods';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0014-access-and-keys': accessAndKeys,
   '0016-uncharged-fees': unchargedFees,
   '0020-dashboard': dashboard,
+  '0015-checkout-methods': checkoutMethods,
 };

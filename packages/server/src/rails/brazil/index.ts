@@ -1,7 +1,5 @@
-// Brazilian (and, for OXXO/SPEI refunds, Mexican) account and document formats: pure validation, no I/O.
+// Brazilian account and document formats: pure validation, no I/O.
 export { maskTaxId, validateCnpj, validateCpf, validateTaxId } from './documents';
 export type { TaxIdFailureReason, TaxIdResult, TaxIdType } from './documents';
 export { detectPixKeyType, PIX_EMAIL_MAX_LENGTH, validatePixKey } from './pix-key';
 export type { PixKeyFailureReason, PixKeyResult, PixKeyType } from './pix-key';
-export { clabeBankCode, computeClabeCheckDigit, validateClabe } from './clabe';
-export type { ClabeFailureReason, ClabeResult } from './clabe';

@@ -1,6 +1,7 @@
 /**
  * CLABE (Clave Bancaria Estandarizada), the 18-digit Mexican interbank account number that SPEI transfers are
- * addressed to; Colibri needs it to refund OXXO and SPEI payments. Pure functions, no I/O.
+ * addressed to; Colibri addresses SPEI payments to one and refunds OXXO, PAYNET and SPEI payments to one. Pure
+ * functions, no I/O.
  *
  * Layout: 3 digits of bank code, 3 of plaza (the branch's city), 11 of account number, 1 check digit. The check
  * digit is computed by multiplying the first 17 digits by the weights 3, 7, 1, 3, 7, 1, …, keeping each product

@@ -1,0 +1,156 @@
+import { merchantNow } from '../clock/merchant-clock';
+import type { AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { formatAmount } from '../lib/money';
+import type { PaymentRow } from '../payments/payment-record';
+import { payWithAuthentication } from '../three-ds/pay-with-authentication';
+import { startAuthentication } from '../three-ds/start-authentication';
+import { normaliseCard } from '../vault/create-card';
+import { normalisePerson } from '../vault/create-person';
+import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
+import { attachCardPayment } from './pay-with-card';
+import type { DebitAttemptInput } from './schemas';
+import { prepareAttempt } from './start-attempt';
+import { STARTING, syncCheckout } from './sync-checkout';
+
+/** What the page does next: pay is done (the outcome follows on the status poll), or show the challenge. */
+export type DebitAnswer = { status: 'SENT'; payment: PaymentRow } | { status: 'CHALLENGE'; challengeUrl: string };
+
+/**
+ * Reads a Brazilian mobile number as the 3DS request wants it: a two-digit area code and 8 or 9 digits,
+ * with or without +55, spaces, hyphens and parentheses.
+ * @example parseBrazilianPhone('(11) 91234-5678') // { area: 11, number: 912345678 }
+ */
+export function parseBrazilianPhone(input: string): { area: number; number: number } | null {
+  let digits = input.replace(/[\s()+-]/g, '');
+  if (!/^\d+$/.test(digits)) return null;
+  if ((digits.length === 12 || digits.length === 13) && digits.startsWith('55')) digits = digits.slice(2);
+  if (digits.length !== 10 && digits.length !== 11) return null;
+  return { area: Number(digits.slice(0, 2)), number: Number(digits.slice(2)) };
+}
+
+/**
+ * The debit card form of the public page: a debit card is authenticated with 3DS before it pays, and the
+ * challenge, when the issuer asks for one, is shown inside the checkout page. Phases:
+ * 1. check the payer's, the phone's and the card's fields before anything is stored;
+ * 2. claim the session for this attempt (as the credit card form does: STARTING, 409 to a second submit);
+ * 3. authenticate with the same 3DS server the browser library uses (three-ds/start-authentication.ts),
+ *    with the session's contract, reference, amount and language; the page's own origin is the one the
+ *    challenge page may talk to;
+ * 4. frictionless: pay at once through the 3DS payment path (three-ds/pay-with-authentication.ts) and
+ *    attach the payment; challenge: keep the claim, remember the authentication's reserved payment token
+ *    on the session, and answer the challenge URL; anything else: release the claim and answer
+ *    `422 03.02.0004`.
+ * @example const answer = await startDebitAttempt(ctx, checkoutId, body, 'http://127.0.0.1:8080');
+ */
+export async function startDebitAttempt(ctx: AppContext, checkoutId: string, input: DebitAttemptInput, pageOrigin: string): Promise<DebitAnswer> {
+  const seen = await findCheckout(ctx.db, checkoutId);
+  if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
+  const now = await merchantNow(ctx.db, seen.merchant_id);
+  const taxIdType = input.tax_id.replace(/[^0-9A-Za-z]/g, '').length === 14 ? 'CNPJ' : 'CPF';
+  normalisePerson({ name: input.name, email: input.email, tax_id: input.tax_id, tax_id_type: taxIdType });
+  normaliseCard({ public_person_id: '', number: input.number, exp_month: input.exp_month, exp_year: input.exp_year, cvv: input.cvv, holder_name: input.holder_name }, now);
+  const phone = parseBrazilianPhone(input.phone);
+  if (!phone) throw new ApiError('FIELD_FORMAT', 'phone: must be a Brazilian mobile number: a two-digit area code and 8 or 9 digits.');
+
+  const previous = await claim(ctx, checkoutId, now);
+  try {
+    const answer = await startAuthentication(
+      ctx,
+      {
+        contractId: seen.contract_id,
+        env: 'SANDBOX',
+        notificationUrl: seen.notification_url ?? `${pageOrigin}/pay/${seen.checkout_id}`,
+        referenceId: seen.reference_id,
+        disableAddress: true,
+        customer: { id: input.tax_id, name: input.name, email: input.email, phones: [{ country: 55, area: phone.area, number: phone.number, type: 'MOBILE' }] },
+        paymentMethod: {
+          type: 'DEBIT_CARD',
+          installments: 1,
+          card: { number: input.number.replace(/[\s-]/g, ''), expMonth: input.exp_month.padStart(2, '0'), expYear: input.exp_year.length === 2 ? `20${input.exp_year}` : input.exp_year, cvv: input.cvv, holder: { name: input.holder_name } },
+        },
+        amount: { value: Number(seen.amount_minor), currency: 'BRL' },
+      },
+      pageOrigin,
+    );
+    // The 3DS request needs a notification URL; a session without one lends the page's address to the
+    // authentication only, so that no callback of the payment is ever posted to it.
+    if (!seen.notification_url) await ctx.db.updateTable('three_ds_authentications').set({ notification_url: '' }).where('id', '=', answer.id).execute();
+    if (answer.status === 'SUCCESS' && answer.paymentToken) {
+      const payment = await pay(ctx, seen, answer.id, answer.paymentToken);
+      return { status: 'SENT', payment };
+    }
+    if (answer.status === 'CHALLENGE' && answer.challengeUrl) {
+      const row = await ctx.db.selectFrom('three_ds_authentications').select('payment_token').where('id', '=', answer.id).executeTakeFirstOrThrow();
+      await ctx.db.transaction().execute(async (trx) => {
+        const session = await lockCheckout(trx, checkoutId);
+        if (session?.current_payment_status === STARTING) await updateCheckout(trx, session, now, { current_payment_token: row.payment_token });
+      });
+      return { status: 'CHALLENGE', challengeUrl: `${answer.challengeUrl}?lang=${input.lang === 'en' ? 'en' : 'pt'}` };
+    }
+    throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: `3DS answered ${answer.status}: the card cannot pay by debit without authentication.` });
+  } catch (error) {
+    await release(ctx, checkoutId, previous);
+    throw error;
+  }
+}
+
+/**
+ * After the challenge inside the page: the page reports that the challenge was answered, and the
+ * session's authentication (the one it claimed, never one named by the browser) pays if it succeeded;
+ * a failed challenge releases the claim so the customer may try again.
+ * @example const answer = await completeDebitAttempt(ctx, checkoutId);
+ */
+export async function completeDebitAttempt(ctx: AppContext, checkoutId: string): Promise<DebitAnswer> {
+  const seen = await findCheckout(ctx.db, checkoutId);
+  if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
+  const token = seen.current_payment_status === STARTING ? seen.current_payment_token : null;
+  const auth = token
+    ? await ctx.db.selectFrom('three_ds_authentications').select(['id', 'status', 'payment_token']).where('payment_token', '=', token).where('merchant_id', '=', seen.merchant_id).executeTakeFirst()
+    : undefined;
+  if (!auth) throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: 'No debit card authentication of this session awaits its payment.' });
+  if (auth.status === 'CHALLENGE_PENDING') throw new ApiError('THREE_DS_PENDING');
+  if (auth.status !== 'AUTHENTICATED') {
+    await release(ctx, checkoutId, { token: null, status: null, attempts: Math.max(0, seen.attempts - 1) });
+    throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: 'The customer did not pass the challenge.' });
+  }
+  try {
+    return { status: 'SENT', payment: await pay(ctx, seen, auth.id, auth.payment_token) };
+  } catch (error) {
+    await release(ctx, checkoutId, { token: null, status: null, attempts: Math.max(0, seen.attempts - 1) });
+    throw error;
+  }
+}
+
+async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken: string): Promise<PaymentRow> {
+  const { payment } = await payWithAuthentication(ctx, seen.merchant_id, { id, paymentToken, amount: formatAmount(seen.amount_minor, 2), reference_id: seen.reference_id });
+  if (!seen.notification_url) await ctx.db.updateTable('payments').set({ notification_url: null }).where('payment_token', '=', payment.payment_token).execute();
+  await attachCardPayment(ctx, seen, payment, await merchantNow(ctx.db, seen.merchant_id));
+  return payment;
+}
+
+type Previous = { token: string | null; status: string | null; attempts: number };
+
+async function claim(ctx: AppContext, checkoutId: string, now: Date): Promise<Previous> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockCheckout(trx, checkoutId);
+    if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
+    const session = await syncCheckout(trx, locked, now);
+    await prepareAttempt(trx, session, 'DEBITCARD', now);
+    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + 1 });
+    return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts };
+  });
+}
+
+/** Gives the session back as it was before the claim, if the claim still holds it. */
+async function release(ctx: AppContext, checkoutId: string, previous: Previous): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const session = await lockCheckout(trx, checkoutId);
+    if (session?.current_payment_status !== STARTING) return;
+    await updateCheckout(trx, session, await merchantNow(trx, session.merchant_id), {
+      current_payment_token: previous.token,
+      current_payment_status: previous.status,
+      attempts: previous.attempts,
+    });
+  });
+}
