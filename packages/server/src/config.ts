@@ -48,6 +48,12 @@ export interface Config {
   readonly databaseWaitMs: number;
   /** Background work and crash recovery (docs/architecture.md, "Faults"). */
   readonly work: WorkSettings;
+  /**
+   * The connector layer's settings (docs/connectors.md): every `COLIBRI_*` variable, read by the
+   * connectors that name them; `COLIBRI_ROUTING` and `COLIBRI_LIVE_METHODS` among them. Parsed and
+   * checked at start by connectors/plan.ts.
+   */
+  readonly connectorEnv: Readonly<Record<string, string>>;
 }
 
 export interface WorkSettings {
@@ -219,6 +225,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idempotencyLeaseMs: read.integer('COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),
       stopTimeoutMs: read.integer('COLIBRI_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
     },
+    connectorEnv: Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('COLIBRI_') && typeof entry[1] === 'string' && entry[1] !== ''),
+    ),
   };
   // The whole drain must leave the background its own bound, or a stop would be cut short before it
   // released its claims.

@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { formatAmount, parseAmount } from '../lib/money';
 import { lockPayment } from '../payments/payment-record';
-import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { validateDestination, type DestinationInput } from './destination';
 import { announce, changeRefundStatus, PENDING_REFUND_STATUSES, type RefundRow } from './refund-record';
 import { SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
@@ -50,13 +50,15 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     // A retry after a crash finds what the first run of its Idempotency-Key reserved: a refund still
     // REQUESTED goes on to the processor (under the same reference, so never twice), any other answers.
     const earlier = idempotencyKey === null ? undefined : await trx.selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
-    if (earlier) return { refund: earlier, processorId: payment.processor_id ?? '', resumed: true };
+    if (earlier) return { refund: earlier, processorId: payment.processor_id ?? '', method: payment.method as PaymentMethodName, resumed: true };
     if (!(REFUNDABLE_STATUSES as readonly string[]).includes(payment.status)) {
       throw new ApiError('REFUND_STATUS_NOT_ALLOWED', undefined, { message: `Payment is ${payment.status}; a refund needs PAID or PARTIALLY_REFUNDED.` });
     }
     if (payment.original_currency !== 'BRL' || payment.currency !== 'BRL') throw new ApiError('REFUND_CURRENCY_NOT_ELIGIBLE');
     const rules = REFUND_RULES[payment.method];
     if (!rules) throw new ApiError('REFUND_STATUS_NOT_ALLOWED', `payment_token: ${payment.method} payments cannot be refunded.`);
+    // Refused, with nothing written, when no connector serves the payment's method (live mode).
+    await ctx.connectors.requireMethod(merchantId, payment.method as PaymentMethodName);
     const deadline = refundDeadline(rules, payment.paid_at ?? payment.created_at);
     if (deadline && now.getTime() > deadline.getTime()) {
       throw new ApiError('REFUND_WINDOW_CLOSED', `payment_token: the refund window of ${payment.method} payments closed on ${deadline.toISOString().slice(0, 10)}.`);
@@ -108,7 +110,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     // record instead of leaving it REQUESTED (and its amount reserved) for ever. Phase 3 makes it due now.
     const job: SettleRefundJob = { refundId: String(refund.refund_id), merchantId };
     await enqueue(trx, SETTLE_REFUND_JOB, job, { runAt: new Date(Date.now() + RESUME_AFTER_MS), uniqueKey: settleJobKey(refund) });
-    return { refund, processorId: payment.processor_id ?? '', resumed: false };
+    return { refund, processorId: payment.processor_id ?? '', method: payment.method as PaymentMethodName, resumed: false };
   });
   if (reserved.resumed && reserved.refund.status !== 'REQUESTED') return reserved.refund;
 
@@ -119,6 +121,8 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
       reference: refundReference(reserved.refund),
       processorId: reserved.processorId,
       amountMinor: reserved.refund.amount_minor,
+      method: reserved.method,
+      currency: reserved.refund.currency,
     });
   } catch (error) {
     if (error instanceof ProcessorUnavailableError) {

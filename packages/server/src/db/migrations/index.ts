@@ -11,6 +11,7 @@ import * as threeDs from './0008-three-ds';
 import * as checkout from './0009-checkout';
 import * as subscriptions from './0010-subscriptions';
 import * as resilience from './0012-resilience';
+import * as connectors from './0017-connectors';
 import * as dashboard from './0020-dashboard';
 
 /**
@@ -30,5 +31,6 @@ export const migrations: Record<string, Migration> = {
   '0010-subscriptions': subscriptions,
   '0011-refunds': refunds,
   '0012-resilience': resilience,
+  '0017-connectors': connectors,
   '0020-dashboard': dashboard,
 };
