@@ -66,6 +66,7 @@ export class AdyenConnector implements Connector {
         {
           merchantAccount: this.settings.merchantAccount,
           reference: input.reference,
+          returnUrl: this.settings.returnUrl,
           amount: { currency: 'BRL', value: 0 },
           paymentMethod: { ...cardDetails(input.card), cvc: input.cvv },
           shopperInteraction: checkoutTypes.PaymentRequest.ShopperInteractionEnum.Ecommerce,
