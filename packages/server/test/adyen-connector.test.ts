@@ -102,6 +102,25 @@ for (const engine of ENGINES) {
       expect(fake.received.every((r) => r.problems.length === 0)).toBe(true);
     });
 
+    it('voids a pre-authorisation on its CANCELLATION notification', async () => {
+      const m = await service.merchant();
+      const ids = await customerWithCard(service, m);
+      const sent = await service.post('/checkout/sendPayment', paymentBody(m, ids, { payment: { amount: '40.00', delay_capture: true } }), { token: m.token });
+      const token = sent.body.payment_token as string;
+      await waitForStatus(service, m, token, settled);
+      const cancel = await service.post(`/checkout/${token}/cancel`, {}, { token: m.token });
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+      const deadline = Date.now() + 5_000;
+      let voided;
+      while (!(voided = fake.modifications.find((mod) => mod.kind === 'cancel' && mod.reference.startsWith(`${token}:cancel:`)))) {
+        if (Date.now() > deadline) throw new Error('cancel never reached the fake');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(await statusOf(service, m, token)).toBe('PROCESSING');
+      expect((await fake.notify(notifications, [fake.modificationItem(voided)])).status).toBe(200);
+      expect((await waitForStatus(service, m, token, (s) => s !== 'PROCESSING', 5_000)).general_info.transaction_status).toBe('CANCELED');
+    });
+
     it('authorises a debit card with its 3DS data and captures at once', async () => {
       const m = await service.merchant();
       const ids = await customerWithCard(service, m, '5555555555554444');

@@ -1,11 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { ADYEN_EVENT_CODES, ADYEN_NOTIFICATION_REASONS, ADYEN_REFUSAL_REASONS, ADYEN_RESULT_CODES, translateNotification, translatePayment } from '../src/connectors/adyen/adyen-codes';
+import { runDoctor } from '../src/connectors/doctor';
 import { assertSandboxOnly } from '../src/connectors/live-mode';
 import { planConnectors } from '../src/connectors/plan';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
 import { SandboxSimulator } from '../src/processor/sandbox-simulator';
-import { ADYEN_REFUSALS } from './fakes/adyen-fake';
+import { buildContext } from '../src/runtime';
+import { ADYEN_REFUSALS, AdyenFake } from './fakes/adyen-fake';
 
 const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
 const ADYEN = { COLIBRI_ADYEN_API_KEY: 'k', COLIBRI_ADYEN_MERCHANT_ACCOUNT: 'Shop', COLIBRI_ADYEN_HMAC_KEY: 'AB12' };
@@ -30,6 +33,10 @@ describe('connector plan', () => {
     expect(plan.routes.get('CREDITCARD')?.definition.id).toBe('adyen');
     expect(plan.routes.get('DEBITCARD')?.definition.id).toBe('adyen');
     for (const method of ['PIX', 'BOLETO', 'PAYOUT'] as const) expect(plan.routes.has(method)).toBe(false);
+  });
+
+  it('stops the service start in live mode before anything is built', async () => {
+    await expect(buildContext(live(), undefined as never, 'adm_x')).rejects.toThrowError(/Colibri cannot start: live mode needs a configured connector/);
   });
 
   it('refuses enabled methods that no connector serves yet, and the simulator, in live mode', () => {
@@ -67,6 +74,16 @@ describe('Adyen translation tables', () => {
     for (const event of Object.values(ADYEN_EVENT_CODES)) expect(codes.has(event.failure)).toBe(true);
   });
 
+  it('are printed in docs/connectors.md as they are in the code', () => {
+    const doc = readFileSync(new URL('../../../docs/connectors.md', import.meta.url), 'utf8');
+    for (const [code, description] of Object.entries(OUTCOME_CODES)) expect(doc).toContain(`| \`${code}\` | ${description} |`);
+    const names = Object.fromEntries(Object.entries(ADYEN_REFUSALS).map(([name, code]) => [code, name]));
+    for (const [reason, code] of Object.entries(ADYEN_REFUSAL_REASONS)) expect(doc).toContain(`| ${reason} | ${names[reason]} | \`${code}\` |`);
+    for (const [result, mapped] of Object.entries(ADYEN_RESULT_CODES)) expect(doc, result).toMatch(new RegExp(`\\| \`${result}\` \\| [^\\n]*${mapped === 'REASON' ? 'refusalReasonCode' : mapped}`));
+    for (const [event, { failure }] of Object.entries(ADYEN_EVENT_CODES)) expect(doc).toMatch(new RegExp(`\\| \`${event}\` \\| [^\\n]*\`${failure}\` \\|`));
+    for (const [reason, code] of Object.entries(ADYEN_NOTIFICATION_REASONS)) expect(doc).toContain(`| ${reason} | \`${code}\` |`);
+  });
+
   it("covers every refusal reason Adyen documents (the fake's list)", () => {
     expect(Object.keys(ADYEN_REFUSAL_REASONS).sort()).toEqual(Object.values(ADYEN_REFUSALS).sort());
   });
@@ -82,5 +99,40 @@ describe('Adyen translation tables', () => {
     expect(translateNotification({ eventCode: 'AUTHORISATION', success: 'false', pspReference: 'P', reason: 'CVC Declined: 24' })).toMatchObject({ status: 'DECLINED', code: 'N7' });
     expect(translateNotification({ eventCode: 'REFUND_FAILED', success: 'true', pspReference: 'P' })).toMatchObject({ status: 'DECLINED', code: 'REFUND_REJECTED' });
     expect(translateNotification({ eventCode: 'REPORT_AVAILABLE', success: 'true', pspReference: 'P' })).toBeUndefined();
+  });
+});
+
+describe('colibri doctor', () => {
+  const run = async (env: Record<string, string>) => {
+    const lines: string[] = [];
+    const ok = await runDoctor(live(env), (line) => lines.push(line));
+    return { ok, text: lines.join('\n') };
+  };
+
+  it('passes a live configuration whose endpoint answers, and lists unserved methods', async () => {
+    const fake = await new AdyenFake().start();
+    try {
+      const { ok, text } = await run(fake.env());
+      expect(text, text).toContain('CREDITCARD → adyen');
+      expect(text).toContain('PIX        → (none: refused per request)');
+      expect(text).toMatch(/ok {3}adyen: Checkout endpoint reachable: http:\/\/127\.0\.0\.1:\d+ answered HTTP 405/);
+      expect(text).not.toContain(fake.apiKey);
+      expect(ok).toBe(true);
+    } finally {
+      await fake.stop();
+    }
+  });
+
+  it('fails an unreachable endpoint, a bad HMAC key and missing settings', async () => {
+    const fake = await new AdyenFake().start();
+    const env = fake.env();
+    await fake.stop();
+    const down = await run({ ...env, COLIBRI_ADYEN_HMAC_KEY: 'not-hex' });
+    expect(down.ok).toBe(false);
+    expect(down.text).toMatch(/FAIL adyen: Checkout endpoint reachable: http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    expect(down.text).toContain('FAIL adyen: HMAC key');
+    const missing = await run({});
+    expect(missing.ok).toBe(false);
+    expect(missing.text).toContain('FAIL configuration: Colibri cannot start: live mode needs a configured connector');
   });
 });

@@ -10,8 +10,6 @@ import type { OperationResult, PaymentMethodName, Processor } from '../processor
  */
 export interface Connector extends Processor {
   readonly id: string;
-  /** Checks for `colibri doctor`: credentials, certificates, reachability. */
-  doctor?(): Promise<DoctorCheck[]>;
 }
 
 export interface DoctorCheck {
@@ -54,6 +52,11 @@ export interface ConnectorDefinition {
    */
   readonly missingConditional?: (settings: ConnectorSettings) => readonly string[];
   create(settings: ConnectorSettings, deps: ConnectorDeps): Connector;
+  /**
+   * The connector's own checks for `colibri doctor` (settings that parse, endpoints that answer);
+   * presence of required settings and readability of file settings are checked for every connector.
+   */
+  doctor?(settings: ConnectorSettings): Promise<DoctorCheck[]>;
 }
 
 /** What a connector has on record for a reference: a result, or an operation accepted and not yet settled. */

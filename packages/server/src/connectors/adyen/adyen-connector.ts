@@ -1,6 +1,5 @@
 import adyen from '@adyen/api-library';
 import type { Types } from '@adyen/api-library';
-import type { Dispatcher } from 'undici';
 import type { Db } from '../../db/database';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, ProcessorCard, VerifyCardInput } from '../../processor/processor';
@@ -31,9 +30,6 @@ export interface AdyenSettings {
   returnUrl: string;
 }
 
-/** Test hook: the HTTP dispatcher the transport uses (e.g. one that trusts a test certificate). */
-export const adyenTestHooks: { dispatcher: Dispatcher | undefined } = { dispatcher: undefined };
-
 /**
  * Cards through Adyen's Checkout API, with the official `@adyen/api-library` building and typing every
  * request. Colibri's reference is Adyen's `reference` and the request's Idempotency-Key, so a resend
@@ -55,7 +51,7 @@ export class AdyenConnector implements Connector {
       ...(settings.livePrefix ? { liveEndpointUrlPrefix: settings.livePrefix } : {}),
       connectionTimeoutMillis: settings.timeoutMs,
     });
-    const transport = new AdyenTransport({ timeoutMs: settings.timeoutMs, checkoutUrl: settings.checkoutUrl, dispatcher: adyenTestHooks.dispatcher });
+    const transport = new AdyenTransport({ timeoutMs: settings.timeoutMs, checkoutUrl: settings.checkoutUrl });
     this.checkout = new CheckoutAPI(new Client(config, transport as never));
   }
 
@@ -166,30 +162,6 @@ export class AdyenConnector implements Connector {
     }
   }
 
-  async doctor(): Promise<DoctorCheck[]> {
-    const checks: DoctorCheck[] = [
-      { name: 'adyen: API key', ok: this.settings.apiKey.length > 0, detail: 'COLIBRI_ADYEN_API_KEY is set' },
-      { name: 'adyen: merchant account', ok: this.settings.merchantAccount.length > 0, detail: this.settings.merchantAccount },
-      { name: 'adyen: HMAC key', ok: /^([0-9a-fA-F]{2})+$/.test(this.settings.hmacKey), detail: 'COLIBRI_ADYEN_HMAC_KEY must be hex, as the Customer Area shows it' },
-    ];
-    const base = this.baseUrl();
-    try {
-      const response = await fetch(base, { method: 'GET', signal: AbortSignal.timeout(Math.min(this.settings.timeoutMs, 5_000)), ...(adyenTestHooks.dispatcher ? { dispatcher: adyenTestHooks.dispatcher } : {}) } as RequestInit);
-      await response.body?.cancel();
-      checks.push({ name: 'adyen: Checkout endpoint reachable', ok: true, detail: `${base} answered HTTP ${response.status}` });
-    } catch (error) {
-      checks.push({ name: 'adyen: Checkout endpoint reachable', ok: false, detail: `${base}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}` });
-    }
-    return checks;
-  }
-
-  /** The Checkout API base this connector calls (for doctor and logs). */
-  baseUrl(): string {
-    if (this.settings.checkoutUrl) return this.settings.checkoutUrl;
-    if (this.settings.environment === 'LIVE') return `https://${this.settings.livePrefix}-checkout-live.adyenpayments.com/checkout`;
-    return TEST_CHECKOUT_BASE;
-  }
-
   /**
    * Sends one operation and records what Adyen said under Colibri's reference. The record keeps the
    * first settled outcome: when a notification settled the reference before this answer arrived, the
@@ -208,6 +180,31 @@ export class AdyenConnector implements Connector {
     const known = await recordOutcome(this.db, { connector: this.id, merchantId, reference, providerReference, outcome });
     return settledOrPending(operation, known);
   }
+}
+
+/** The Checkout API base the connector calls. */
+export function adyenBaseUrl(settings: AdyenSettings): string {
+  if (settings.checkoutUrl) return settings.checkoutUrl;
+  if (settings.environment === 'LIVE') return `https://${settings.livePrefix}-checkout-live.adyenpayments.com/checkout`;
+  return TEST_CHECKOUT_BASE;
+}
+
+/** `colibri doctor`: the settings make sense and the Checkout endpoint answers (any HTTP status). */
+async function checkAdyen(settings: AdyenSettings): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [
+    { name: 'adyen: merchant account', ok: settings.merchantAccount.length > 0, detail: settings.merchantAccount || 'COLIBRI_ADYEN_MERCHANT_ACCOUNT is empty' },
+    { name: 'adyen: HMAC key', ok: /^([0-9a-fA-F]{2})+$/.test(settings.hmacKey), detail: 'COLIBRI_ADYEN_HMAC_KEY must be hex, as the Customer Area shows it' },
+  ];
+  const base = adyenBaseUrl(settings);
+  try {
+    const response = await fetch(base, { method: 'GET', signal: AbortSignal.timeout(Math.min(settings.timeoutMs, 5_000)) });
+    await response.body?.cancel();
+    checks.push({ name: 'adyen: Checkout endpoint reachable', ok: true, detail: `${base} answered HTTP ${response.status}` });
+  } catch (error) {
+    const cause = (error as Error).cause;
+    checks.push({ name: 'adyen: Checkout endpoint reachable', ok: false, detail: `${base}: ${cause instanceof Error ? cause.message : (error as Error).message}` });
+  }
+  return checks;
 }
 
 function cardDetails(card: ProcessorCard): Types.checkout.CardDetails {
@@ -238,6 +235,21 @@ function timeoutOf(raw: string | undefined): number {
   return value;
 }
 
+function parseSettings(settings: ConnectorSettings): AdyenSettings {
+  const environment = (settings.environment ?? 'TEST').toUpperCase();
+  if (environment !== 'TEST' && environment !== 'LIVE') throw new Error(`COLIBRI_ADYEN_ENVIRONMENT must be TEST or LIVE, got ${settings.environment}`);
+  return {
+    apiKey: settings.api_key ?? '',
+    merchantAccount: settings.merchant_account ?? '',
+    hmacKey: settings.hmac_key ?? '',
+    environment,
+    livePrefix: settings.live_prefix,
+    checkoutUrl: settings.checkout_url,
+    timeoutMs: timeoutOf(settings.timeout_ms),
+    returnUrl: settings.return_url ?? 'https://colibri.invalid/return',
+  };
+}
+
 export const adyenConnector: ConnectorDefinition = {
   id: 'adyen',
   title: "Cards through Adyen's Checkout API",
@@ -255,21 +267,6 @@ export const adyenConnector: ConnectorDefinition = {
   ],
   missingConditional: (settings: ConnectorSettings) =>
     settings.environment === 'LIVE' && !settings.live_prefix && !settings.checkout_url ? ['COLIBRI_ADYEN_LIVE_PREFIX'] : [],
-  create(settings, deps) {
-    const environment = (settings.environment ?? 'TEST').toUpperCase();
-    if (environment !== 'TEST' && environment !== 'LIVE') throw new Error(`COLIBRI_ADYEN_ENVIRONMENT must be TEST or LIVE, got ${settings.environment}`);
-    return new AdyenConnector(
-      {
-        apiKey: settings.api_key ?? '',
-        merchantAccount: settings.merchant_account ?? '',
-        hmacKey: settings.hmac_key ?? '',
-        environment,
-        livePrefix: settings.live_prefix,
-        checkoutUrl: settings.checkout_url,
-        timeoutMs: timeoutOf(settings.timeout_ms),
-        returnUrl: settings.return_url ?? 'https://colibri.invalid/return',
-      },
-      deps.db,
-    );
-  },
+  create: (settings, deps) => new AdyenConnector(parseSettings(settings), deps.db),
+  doctor: (settings) => checkAdyen(parseSettings(settings)),
 };
