@@ -17,6 +17,8 @@ export interface RefundRequest extends DestinationInput {
   notification_url?: string | undefined;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * `POST /refund`, in three phases:
  * 1. Reserve: lock the payment, check every rule in a fixed order (status, currency, window, amount,
@@ -44,6 +46,12 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   }
   const now = await merchantNow(ctx.db, merchantId);
 
+  // Refused, with nothing written, when no connector serves the payment's method (live mode). Asked
+  // before the transaction: the router may read the merchant's own connectors, which must not wait
+  // on a connection the transaction holds (PGlite has one).
+  const seenMethod = !UUID.test(input.payment_token) ? undefined : await ctx.db.selectFrom('payments').select('method').where('merchant_id', '=', merchantId).where('payment_token', '=', input.payment_token).executeTakeFirst();
+  if (seenMethod) await ctx.connectors.requireMethod(merchantId, seenMethod.method as PaymentMethodName);
+
   const reserved = await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, merchantId, input.payment_token);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
@@ -57,8 +65,6 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     if (payment.original_currency !== 'BRL' || payment.currency !== 'BRL') throw new ApiError('REFUND_CURRENCY_NOT_ELIGIBLE');
     const rules = REFUND_RULES[payment.method];
     if (!rules) throw new ApiError('REFUND_STATUS_NOT_ALLOWED', `payment_token: ${payment.method} payments cannot be refunded.`);
-    // Refused, with nothing written, when no connector serves the payment's method (live mode).
-    await ctx.connectors.requireMethod(merchantId, payment.method as PaymentMethodName);
     const deadline = refundDeadline(rules, payment.paid_at ?? payment.created_at);
     if (deadline && now.getTime() > deadline.getTime()) {
       throw new ApiError('REFUND_WINDOW_CLOSED', `payment_token: the refund window of ${payment.method} payments closed on ${deadline.toISOString().slice(0, 10)}.`);
