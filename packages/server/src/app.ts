@@ -35,6 +35,7 @@ import { registerVaultRoutes } from './vault/routes';
 import { registerWebhookRoutes } from './webhooks/routes';
 import { registerThreeDsRoutes } from './three-ds/routes';
 import { registerDashboardRoutes } from './dashboard/routes';
+import { registerConnectorRoutes } from './connectors/routes';
 
 export interface BuildAppOptions {
   /** This process's background worker, if it runs one (the sandbox clock sweeps through it). */
@@ -146,6 +147,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerThreeDsRoutes(app, ctx);
   registerReportRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerConnectorRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
   await registerDashboardRoutes(app, ctx, options.background);
 

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { runDoctor } from './connectors/doctor';
 import { migrateToLatest } from './db/migrate';
 import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
@@ -34,6 +35,14 @@ export function buildCli(): Command {
       } finally {
         await handle.close();
       }
+    }));
+
+  program
+    .command('doctor')
+    .description('check the connector configuration: routes, settings, certificates, endpoints (exit 1 on failure)')
+    .action(startup(async () => {
+      const ok = await runDoctor(loadConfig(), (line) => console.log(line));
+      if (!ok) process.exitCode = 1;
     }));
 
   const merchant = program.command('merchant').description('manage merchants');

@@ -51,6 +51,12 @@ export interface Config {
   readonly tokenSigningKeys: string | undefined;
   /** How long an API secret replaced by a rotation keeps working. */
   readonly apiSecretGraceSeconds: number;
+  /**
+   * The connector layer's settings (docs/connectors.md): every `COLIBRI_*` variable, read by the
+   * connectors that name them; `COLIBRI_ROUTING` and `COLIBRI_LIVE_METHODS` among them. Parsed and
+   * checked at start by connectors/plan.ts.
+   */
+  readonly connectorEnv: Readonly<Record<string, string>>;
 }
 
 export interface WorkSettings {
@@ -243,6 +249,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     tokenSigningKeys: env.COLIBRI_TOKEN_SIGNING_KEYS || undefined,
     apiSecretGraceSeconds: read.integer('COLIBRI_API_SECRET_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
+    connectorEnv: Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('COLIBRI_') && typeof entry[1] === 'string' && entry[1] !== ''),
+    ),
   };
   // The whole drain must leave the background its own bound, or a stop would be cut short before it
   // released its claims.

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fasti
 import type { AccessList } from './auth/access-list';
 import type { Principal, TokenService } from './auth/tokens';
 import type { Config } from './config';
+import type { ConnectorRouter } from './connectors/router';
 import type { Db, Engine } from './db/database';
 import type { WorkerSignal } from './jobs/worker-signal';
 import type { Processor } from './processor/processor';
@@ -20,8 +21,10 @@ export interface AppContext {
   /** The admin bearer token (from COLIBRI_ADMIN_TOKEN or generated into the data directory). */
   readonly adminToken: string;
   readonly version: string;
-  /** The processor (the sandbox simulator in sandbox mode). */
+  /** The processor: the connector router, which hands each operation to its method's connector. */
   readonly processor: Processor;
+  /** The same router, for what only it knows: which methods are served (`requireMethod`), its connectors. */
+  readonly connectors: ConnectorRouter;
   readonly cardCipher: CardCipher;
   /** Wakes this process's job workers after work was enqueued (nothing happens where none runs). */
   readonly workerSignal: WorkerSignal;

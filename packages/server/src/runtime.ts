@@ -13,7 +13,8 @@ import { databaseProblem } from './db/database-errors';
 import { migrateToLatest } from './db/migrate';
 import { WorkerSignal } from './jobs/worker-signal';
 import { instrumentProcessor } from './processor/instrumented-processor';
-import { SandboxSimulator } from './processor/sandbox-simulator';
+import { planConnectors } from './connectors/plan';
+import { ConnectorRouter } from './connectors/router';
 import { loadCardCipher } from './vault/card-cipher';
 
 /** The service version, from the server package's manifest. */
@@ -101,7 +102,10 @@ export async function waitForDatabase(handle: DatabaseHandle, config: Config, lo
 
 /** Assembles the context over an open, migrated database (also used by the test harness). */
 export async function buildContext(config: Config, handle: DatabaseHandle, adminToken: string): Promise<AppContext> {
+  // Planned before anything else is built: live mode without its connectors refuses to start here.
+  const plan = planConnectors(config);
   const cardCipher = loadCardCipher(config);
+  const connectors = new ConnectorRouter(plan, { db: handle.db, config, cipher: cardCipher });
   return {
     config,
     db: handle.db,
@@ -110,7 +114,8 @@ export async function buildContext(config: Config, handle: DatabaseHandle, admin
     access: new AccessList(handle.db),
     adminToken,
     version: VERSION,
-    processor: instrumentProcessor(new SandboxSimulator(handle.db, config.sandboxDelayMs)),
+    processor: instrumentProcessor(connectors),
+    connectors,
     cardCipher,
     workerSignal: new WorkerSignal(),
   };

@@ -14,11 +14,12 @@ import { describeEachEngine } from './harness';
  * - SHARED: not tenant data (the tenant table itself, the queue, reference data, bookkeeping);
  *   reference or local tables in a distributed deployment.
  */
-const KEYED = ['fee_plans', 'sandbox_faults'];
+const KEYED = ['fee_plans', 'merchant_connectors', 'sandbox_faults'];
 const TENANT = [
   'card_encryption_keys',
   'cards',
   'checkout_sessions',
+  'connector_operations',
   'dashboard_sessions',
   'events',
   'ledger_entries',
@@ -44,7 +45,7 @@ const CHILD = [
   'subscription_charge_attempts',
   'webhook_attempts',
 ];
-const SHARED = ['fx_rates', 'idempotency_keys', 'jobs', 'kysely_migration', 'kysely_migration_lock', 'merchants', 'rate_limits', 'settings', 'token_signing_keys'];
+const SHARED = ['connector_notifications', 'fx_rates', 'idempotency_keys', 'jobs', 'kysely_migration', 'kysely_migration_lock', 'merchants', 'rate_limits', 'settings', 'token_signing_keys'];
 
 describeEachEngine('tenant keys', (service) => {
   it('classifies every table, and every tenant table carries a non-null merchant_id (in its key where KEYED)', async () => {

@@ -84,6 +84,8 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
   const market = country === 'MX' ? 'MX' : 'BR';
   const methods = parseMethods(input.method, market);
   if (!methods.ok) fail('CHECKOUT_METHOD_INVALID', methods.description);
+  // In live mode every offered method needs a connector; the session is refused whole otherwise.
+  if (methods.ok) for (const method of methods.methods) await ctx.connectors.requireMethod(merchantId, method);
 
   for (const field of URL_FIELDS) {
     const value = input[field];

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { ConnectorTables } from '../connectors/tables';
 import type { CheckoutTables } from '../checkout/tables';
 import type { PaymentTables } from '../payments/tables';
 import type { RefundTables } from '../refunds/tables';
@@ -186,7 +187,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables {
+export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

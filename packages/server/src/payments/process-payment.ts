@@ -46,7 +46,7 @@ export function processPaymentHandler(ctx: AppContext) {
     let result: OperationResult | null;
     try {
       // A first attempt cannot have reached the processor before; later ones ask it first.
-      const known = job.attempts > 1 ? await ctx.processor.status(merchantId, reference) : null;
+      const known = job.attempts > 1 ? await ctx.processor.status(merchantId, reference, loaded.payment.method as 'CREDITCARD' | 'DEBITCARD') : null;
       result = known ?? (await send(ctx, payment, card, job.payload, reference));
     } catch (error) {
       const outcome = attemptOutcome(error);
@@ -126,7 +126,7 @@ async function loadForProcessing(db: Db, paymentTokens: readonly string[]): Prom
 }
 
 async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow | undefined, job: ProcessPaymentJob, reference: string): Promise<OperationResult> {
-  const base = { merchantId: payment.merchant_id, reference };
+  const base = { merchantId: payment.merchant_id, reference, method: payment.method as 'CREDITCARD' | 'DEBITCARD', currency: payment.currency };
   if (job.step === 'authorize') {
     if (!card) return { status: 'ERROR', code: 'CARD_MISSING', description: 'The card of this payment no longer exists' };
     const auth = job.authentication;

@@ -41,6 +41,8 @@ export async function sendPayment(
 ): Promise<SendPaymentResult> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
+  // In live mode a method without a connector is refused before anything is read or stored.
+  await ctx.connectors.requireMethod(merchantId, input.payment.method);
 
   const batchers = batchersOf(ctx.db);
   const idempotencyKey = options.idempotencyKey ?? null;

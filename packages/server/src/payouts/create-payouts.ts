@@ -42,6 +42,8 @@ export async function createPayouts(ctx: AppContext, merchantId: string, rawItem
   if (rawItems.length > PAYOUT_BATCH_MAX_ITEMS) {
     throw new ApiError('PAYOUT_BATCH_TOO_LARGE', `${PAYOUT_BATCH_FIELD}: must have at most ${PAYOUT_BATCH_MAX_ITEMS} payout items.`);
   }
+  // In live mode payouts are refused until a payout connector is configured.
+  await ctx.connectors.requireMethod(merchantId, 'PAYOUT');
   const merchant = await ctx.db
     .selectFrom('merchants')
     .select(['payout_contract_id', 'clock_offset_ms'])

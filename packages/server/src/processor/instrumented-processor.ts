@@ -46,6 +46,6 @@ export function instrumentProcessor(inner: Processor): Processor {
     cancel: (input) => timed('cancel', () => inner.cancel(input), outcomeOf),
     refund: (input) => timed('refund', () => inner.refund(input), outcomeOf),
     payout: (input) => timed('payout', () => inner.payout(input), outcomeOf),
-    status: (merchantId, reference) => timed('status', () => inner.status(merchantId, reference), (r) => (r === null ? 'not_found' : 'found')),
+    status: (merchantId, reference, method) => timed('status', () => inner.status(merchantId, reference, method), (r) => (r === null ? 'not_found' : 'found')),
   };
 }

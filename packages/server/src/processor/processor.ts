@@ -3,6 +3,10 @@
  * simulator (sandbox-simulator.ts) implements it; a live adapter would translate a real acquirer's and
  * bank's statuses into these results inside itself, so no processor vocabulary leaks into the domains.
  *
+ * Colibri reaches processors through connectors (connectors/, docs/connectors.md): each connector
+ * implements this contract for the methods it serves, and the connector router picks one per merchant
+ * and method.
+ *
  * Every operation carries a `reference` chosen by Colibri and unique per operation attempt
  * (`<payment_token>:authorize`, …). Processors treat a repeated reference as the same operation and
  * answer its original result; that is what makes retries and reconciliation safe.
@@ -10,8 +14,13 @@
  * Failures come in two kinds, and callers must keep them apart:
  * - `ProcessorUnavailableError`: the request never reached the processor; nothing happened.
  * - `ProcessorTimeoutError`: the request may have been executed; the outcome is unknown until
- *   `status(reference)` says so. Nothing is failed by guesswork.
+ *   `status(reference)` says so. Nothing is failed by guesswork. `ProcessorPendingError` is its kind
+ *   for an operation the processor accepted and settles later (a capture or refund it confirms by
+ *   notification): callers treat both alike and ask `status` again later.
  */
+
+/** The payment methods a connector can serve; PAYOUT stands for bank payouts. */
+export type PaymentMethodName = 'CREDITCARD' | 'DEBITCARD' | 'PIX' | 'BOLETO' | 'OXXO' | 'PAYNET' | 'SPEI' | 'PICPAY' | 'PAYOUT';
 
 export type CardScheme = 'VISA' | 'MASTER' | 'ELO' | 'AMERICAN_EXPRESS' | 'DINERS_CLUB' | 'DISCOVER' | 'JCB';
 
@@ -39,6 +48,8 @@ export interface VerifyCardInput {
 
 export interface AuthorizeInput {
   readonly merchantId: string;
+  /** Which card method routes the call (CREDITCARD when absent). */
+  readonly method?: 'CREDITCARD' | 'DEBITCARD' | undefined;
   readonly reference: string;
   readonly card: ProcessorCard;
   readonly amountMinor: bigint;
@@ -56,6 +67,10 @@ export interface FollowUpInput {
   /** The processor id of the authorisation (or payment) this operation follows. */
   readonly processorId: string;
   readonly amountMinor: bigint;
+  /** The method of the payment followed (routes the call; CREDITCARD when absent). */
+  readonly method?: PaymentMethodName | undefined;
+  /** ISO 4217 currency of `amountMinor` (BRL when absent). */
+  readonly currency?: string | undefined;
 }
 
 export interface PayoutInput {
@@ -91,9 +106,10 @@ export interface Processor {
   payout(input: PayoutInput): Promise<OperationResult>;
   /**
    * The outcome of an earlier operation by its reference, or null if the processor never saw it.
-   * @example const result = await processor.status(`${token}:authorize`)
+   * Throws `ProcessorPendingError` while the processor has accepted it but not yet settled it.
+   * @example const result = await processor.status(merchantId, `${token}:authorize`)
    */
-  status(merchantId: string, reference: string): Promise<OperationResult | null>;
+  status(merchantId: string, reference: string, method?: PaymentMethodName): Promise<OperationResult | null>;
 }
 
 export class ProcessorUnavailableError extends Error {
@@ -119,6 +135,18 @@ export function attemptOutcome(error: unknown): 'NOT_SENT' | 'UNKNOWN' | undefin
   if (error instanceof ProcessorUnavailableError) return 'NOT_SENT';
   if (error instanceof ProcessorTimeoutError) return 'UNKNOWN';
   return undefined;
+}
+
+/**
+ * The processor accepted the operation and will settle it later (by notification); until then its
+ * outcome is unknown, exactly as after a timeout, and callers ask `status(reference)` again later.
+ */
+export class ProcessorPendingError extends ProcessorTimeoutError {
+  constructor(operation: string) {
+    super(operation);
+    this.message = `processor accepted ${operation}; outcome pending`;
+    this.name = 'ProcessorPendingError';
+  }
 }
 
 /** Operation names, as used by sandbox faults (`status` faults make status queries fail too). */

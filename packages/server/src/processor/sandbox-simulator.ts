@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import type { Config } from '../config';
+import { assertSandboxOnly } from '../connectors/live-mode';
 import type { Db } from '../db/database';
 import { batchCalls } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
@@ -44,10 +46,15 @@ export type SandboxFault = 'UNAVAILABLE' | 'TIMEOUT';
  * operation through `/sandbox/processor/faults`.
  */
 export class SandboxSimulator implements Processor {
+  readonly id = 'sandbox';
+
   constructor(
     private readonly db: Db,
     private readonly delayMs: number,
-  ) {}
+    config: Pick<Config, 'mode'>,
+  ) {
+    assertSandboxOnly(config, 'The sandbox processor simulator');
+  }
 
   async verifyCard(input: VerifyCardInput): Promise<OperationResult> {
     return this.operate(input.merchantId, 'verifyCard', input.reference, () =>

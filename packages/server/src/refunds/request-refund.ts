@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { formatAmount, parseAmount } from '../lib/money';
 import { lockPayment } from '../payments/payment-record';
-import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult } from '../processor/processor';
+import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { validateDestination, type DestinationInput } from './destination';
 import { announce, changeRefundStatus, PENDING_REFUND_STATUSES, type RefundRow } from './refund-record';
 import { SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
@@ -16,6 +16,8 @@ export interface RefundRequest extends DestinationInput {
   amount?: number | undefined;
   notification_url?: string | undefined;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `POST /refund`, in three phases:
@@ -44,13 +46,19 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   }
   const now = await merchantNow(ctx.db, merchantId);
 
+  // Refused, with nothing written, when no connector serves the payment's method (live mode). Asked
+  // before the transaction: the router may read the merchant's own connectors, which must not wait
+  // on a connection the transaction holds (PGlite has one).
+  const seenMethod = !UUID.test(input.payment_token) ? undefined : await ctx.db.selectFrom('payments').select('method').where('merchant_id', '=', merchantId).where('payment_token', '=', input.payment_token).executeTakeFirst();
+  if (seenMethod) await ctx.connectors.requireMethod(merchantId, seenMethod.method as PaymentMethodName);
+
   const reserved = await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, merchantId, input.payment_token);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
     // A retry after a crash finds what the first run of its Idempotency-Key reserved: a refund still
     // REQUESTED goes on to the processor (under the same reference, so never twice), any other answers.
     const earlier = idempotencyKey === null ? undefined : await trx.selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
-    if (earlier) return { refund: earlier, processorId: payment.processor_id ?? '', resumed: true };
+    if (earlier) return { refund: earlier, processorId: payment.processor_id ?? '', method: payment.method as PaymentMethodName, resumed: true };
     if (!(REFUNDABLE_STATUSES as readonly string[]).includes(payment.status)) {
       throw new ApiError('REFUND_STATUS_NOT_ALLOWED', undefined, { message: `Payment is ${payment.status}; a refund needs PAID or PARTIALLY_REFUNDED.` });
     }
@@ -110,7 +118,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     // record instead of leaving it REQUESTED (and its amount reserved) for ever. Phase 3 makes it due now.
     const job: SettleRefundJob = { refundId: String(refund.refund_id), merchantId };
     await enqueue(trx, SETTLE_REFUND_JOB, job, { runAt: new Date(Date.now() + RESUME_AFTER_MS), uniqueKey: settleJobKey(refund) });
-    return { refund, processorId: payment.processor_id ?? '', resumed: false };
+    return { refund, processorId: payment.processor_id ?? '', method: payment.method as PaymentMethodName, resumed: false };
   });
   if (reserved.resumed && reserved.refund.status !== 'REQUESTED') return reserved.refund;
 
@@ -121,6 +129,8 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
       reference: refundReference(reserved.refund),
       processorId: reserved.processorId,
       amountMinor: reserved.refund.amount_minor,
+      method: reserved.method,
+      currency: reserved.refund.currency,
     });
   } catch (error) {
     if (error instanceof ProcessorUnavailableError) {

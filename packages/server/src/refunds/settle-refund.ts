@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job } from '../jobs/queue';
 import { postJournal } from '../ledger/ledger';
 import { changeStatus, lockPayment } from '../payments/payment-record';
-import { attemptOutcome, type OperationResult } from '../processor/processor';
+import { attemptOutcome, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { announce, changeRefundStatus } from './refund-record';
 import { refundReference } from './request-refund';
 
@@ -29,11 +29,14 @@ export function settleRefundHandler(ctx: AppContext) {
     // before recording the processor's answer (or never sent it); the same reference finds or sends it.
     if (!seen || (seen.status !== 'PROCESSING' && seen.status !== 'REQUESTED')) return;
     const reference = refundReference(seen);
+    // A resend needs what the processor refunds: the payment's processor id, method and currency.
+    const paid = await ctx.db.selectFrom('payments').select(['processor_id', 'method']).where('payment_token', '=', seen.payment_token).executeTakeFirst();
+    const method = paid?.method as PaymentMethodName | undefined;
     let result: OperationResult;
     try {
       result =
-        (await ctx.processor.status(merchantId, reference)) ??
-        (await ctx.processor.refund({ merchantId, reference, processorId: '', amountMinor: seen.amount_minor }));
+        (await ctx.processor.status(merchantId, reference, method)) ??
+        (await ctx.processor.refund({ merchantId, reference, processorId: paid?.processor_id ?? '', amountMinor: seen.amount_minor, method, currency: seen.currency }));
     } catch (error) {
       // A PROCESSING refund was accepted by the processor or timed out there: its outcome is unknown
       // until the processor answers, whatever this attempt's failure, so it is never given up.

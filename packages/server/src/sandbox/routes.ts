@@ -8,6 +8,7 @@ import type { Background } from '../jobs/background';
 import { errorResponses, StringEnum } from '../http/schema-kit';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
 import { setProcessorFault } from './processor-faults';
+import { assertSandboxOnly } from '../connectors/live-mode';
 
 const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
 
@@ -16,6 +17,7 @@ const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
  * paths do not exist and answer 404.
  */
 export function registerSandboxRoutes(app: App, ctx: AppContext, background: Background | undefined): void {
+  assertSandboxOnly(ctx.config, 'The sandbox controls');
   const Now = Type.Object({ now: Type.String({ format: 'date-time' }) });
 
   app.post(

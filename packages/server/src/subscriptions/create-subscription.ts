@@ -19,6 +19,8 @@ import type { SubscriptionRow } from './subscription-record';
 export async function createSubscription(ctx: AppContext, merchantId: string, input: CreateSubscriptionInput): Promise<SubscriptionRow> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
+  // Subscription charges are card payments: refused in live mode without a card connector.
+  await ctx.connectors.requireMethod(merchantId, 'CREDITCARD');
   const now = await merchantNow(ctx.db, merchantId);
 
   const person = await findPerson(ctx.db, merchantId, input.public_person_id);

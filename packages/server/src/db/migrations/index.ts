@@ -13,6 +13,7 @@ import * as subscriptions from './0010-subscriptions';
 import * as resilience from './0012-resilience';
 import * as accessAndKeys from './0014-access-and-keys';
 import * as unchargedFees from './0016-uncharged-fees';
+import * as connectors from './0017-connectors';
 import * as dashboard from './0020-dashboard';
 import * as checkoutMethods from './0015-checkout-methods';
 
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0012-resilience': resilience,
   '0014-access-and-keys': accessAndKeys,
   '0016-uncharged-fees': unchargedFees,
+  '0017-connectors': connectors,
   '0020-dashboard': dashboard,
   '0015-checkout-methods': checkoutMethods,
 };
