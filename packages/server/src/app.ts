@@ -14,6 +14,7 @@ import { installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
 import { installFramePolicy } from './http/frame-policy';
+import { finishOpenApi } from './http/openapi';
 import { findNulCharacter, validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
 import { loggerOptions } from './logger';
@@ -102,6 +103,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       },
       security: [{ authToken: [] }],
     },
+    transformObject: (documentObject) => finishOpenApi('openapiObject' in documentObject ? documentObject.openapiObject : documentObject),
   });
   await app.register(async (docs) => {
     // The API reference is public; its routes come from the plugin, so mark them as they are added.

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../http/schema-kit';
+import { StatusEnum, StringEnum } from '../http/schema-kit';
+import { PAYMENT_STATUSES } from '../payments/states';
 import { CHECKOUT_METHODS, CHECKOUT_STATUSES, EXPIRES_IN_MAX_SECONDS, EXPIRES_IN_MIN_SECONDS } from './states';
 
 /**
@@ -46,15 +47,15 @@ export const GenerateCheckoutResponse = Type.Object({
   methods: Type.Array(Method),
   expires_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock' }),
   refresh_token: Type.String(),
-});
+}, { title: 'CheckoutSession' });
 
 export const CheckoutPayment = Type.Object({
   payment_token: Type.String(),
   method: Type.String(),
-  transaction_status: Type.String(),
+  transaction_status: StatusEnum(PAYMENT_STATUSES),
   public_person_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
   public_card_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
-});
+}, { title: 'CheckoutPayment' });
 
 export const CheckoutResponse = Type.Object({
   checkout_id: Type.String(),
@@ -68,7 +69,7 @@ export const CheckoutResponse = Type.Object({
   expires_at: Type.String(),
   payments: Type.Array(CheckoutPayment),
   refresh_token: Type.String(),
-});
+}, { title: 'Checkout' });
 
 export const CheckoutIdParams = Type.Object({ checkout_id: Type.String({ maxLength: 64 }) });
 

@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { idempotencyKeyOf } from '../http/idempotency';
@@ -6,7 +5,7 @@ import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
 import { paymentResponse } from './payment-response';
-import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse } from './schemas';
+import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse, TransactionDetails } from './schemas';
 import { sendPayment } from './send-payment';
 import { transactionDetails } from './transaction-details';
 
@@ -68,7 +67,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         summary: 'Details of one transaction',
         tags: ['Payments'],
         params: PaymentTokenParams,
-        response: { 200: Type.Unknown({ description: 'The Transaction details resource (docs/payments.md)' }), ...errorResponses(401, 404) },
+        response: { 200: TransactionDetails, ...errorResponses(401, 404) },
       },
     },
     async (request) => transactionDetails(ctx, principalOf(request).merchantId, request.params.payment_token),

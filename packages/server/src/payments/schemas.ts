@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../http/schema-kit';
+import { StatusEnum, StringEnum } from '../http/schema-kit';
+import { PAYMENT_STATUSES } from './states';
 
 /** Request and response schemas of the card payment endpoints, field for field as the spec lists them. */
 
@@ -42,18 +43,18 @@ export const Totals = Type.Object({
   original_asset: Type.String(),
   customer_fees: Type.Number(),
   customer_amount: Type.Number(),
-});
+}, { title: 'Totals' });
 
 export const PaymentResponse = Type.Object({
   payment_token: Type.String({ format: 'uuid' }),
   refresh_token: Type.String(),
-  transaction_status: Type.String(),
+  transaction_status: StatusEnum(PAYMENT_STATUSES),
   public_person_id: Type.String(),
   public_card_id: Type.String(),
-  public_card_status: Type.String(),
+  public_card_status: StatusEnum(['ACTIVE']),
   totals: Totals,
   customer_fees: Type.Record(Type.String(), Type.Number(), { description: 'each customer fee by type, e.g. {"INSTALLMENT_INTEREST": 3.5}' }),
-});
+}, { title: 'Payment' });
 
 export const PaymentTokenParams = Type.Object({ payment_token: Type.String({ maxLength: 64 }) });
 
@@ -64,5 +65,84 @@ export const CaptureBody = Type.Object({
 export const StatusResponse = Type.Object({
   payment_token: Type.String(),
   refresh_token: Type.String(),
-  transaction_status: Type.String(),
-});
+  transaction_status: StatusEnum(PAYMENT_STATUSES),
+}, { title: 'PaymentStatus' });
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/**
+ * The spec's Transaction details resource (`GET /transactionDetails/<payment_token>`), group by group,
+ * plus the payment's refunds. Amounts are JSON numbers as the spec shows them.
+ */
+export const TransactionDetails = Type.Object(
+  {
+    general_info: Type.Object({
+      transaction_status: StatusEnum(PAYMENT_STATUSES),
+      transaction_id: Type.String(),
+      external_id: Type.String({ description: 'the reference_id of the payment' }),
+      project_id: Type.String({ description: 'the contract id' }),
+    }),
+    customer_info: Type.Object({
+      customer_id: Type.String(),
+      tax_id: Type.String({ description: 'masked' }),
+      tax_id_type: Type.String(),
+      payer_tax_id: Type.String({ description: 'masked' }),
+      payer_tax_id_type: Type.String(),
+      payer_name: Type.String(),
+      customer_contact: Type.String(),
+      order_ip: Type.String(),
+      order_ip_country: NullableString,
+    }),
+    payment_info: Type.Object({
+      order_method: Type.String(),
+      order_method_country: Type.String(),
+      card_number: Type.String({ description: 'masked' }),
+      card_scheme: Type.String(),
+      order_amount: Type.Number(),
+      order_currency: Type.String(),
+      payment_amount: Type.Number(),
+      payment_currency: Type.String(),
+      refunded_amount: Type.Number(),
+      error_code: NullableString,
+      error_description: NullableString,
+      expiration_date: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, or empty' }),
+      end_to_end_id: Type.String(),
+      subscription_id: Type.String(),
+      flags: Type.Array(Type.String()),
+    }),
+    fee_info: Type.Object({
+      total_fee_values: Type.Number(),
+      merchant_amount: Type.Number(),
+      fee: Type.Array(
+        Type.Object({
+          fee_type: Type.String(),
+          payer: Type.String(),
+          value: Type.Number(),
+          currency: Type.String(),
+          fxInfo: Type.Union([
+            Type.Object({ original_currency: Type.String(), counter_currency: Type.String(), rate: Type.String(), rate_timestemp: Type.String() }),
+            Type.Null(),
+          ]),
+        }),
+      ),
+    }),
+    other_info: Type.Object({ dispute_id: Type.String() }),
+    transaction_history: Type.Array(Type.Object({ status: StatusEnum(PAYMENT_STATUSES), timestamp: Type.String({ description: 'yyyy-MM-dd HH:mm:ss' }) }), {
+      description: 'newest first',
+    }),
+    refunds: Type.Array(
+      Type.Object({
+        refund_id: Type.Integer(),
+        payment_token: Type.String(),
+        created_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss.SSS' }),
+        refund_status: StatusEnum(['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const),
+        amount: Type.Number(),
+        currency: Type.String(),
+        error_code: NullableString,
+        error_description: NullableString,
+      }),
+      { description: 'the payment\'s refunds, oldest first (beyond the spec: docs/refunds.md)' },
+    ),
+  },
+  { title: 'TransactionDetails' },
+);
