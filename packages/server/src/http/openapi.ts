@@ -7,6 +7,7 @@
  * to have it named.
  */
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is free-form JSON, walked key by key.
 type Json = Record<string, any>;
 
 interface OperationDoc {
@@ -74,7 +75,7 @@ const TAGS: Readonly<Record<string, string>> = {
   System: 'Health and readiness.',
   Authentication: 'Access tokens from an API key and secret.',
   Admin: 'Merchants and fee plans (admin token).',
-  Vault: 'Persons and cards.',
+  'Persons and cards': 'The vault: payers and their stored cards.',
   Payments: 'Card payments: sendPayment, capture, cancel, transaction details.',
   Checkout: 'Hosted checkout sessions.',
   'Checkout page': 'The public hosted checkout page and its calls.',
@@ -83,7 +84,7 @@ const TAGS: Readonly<Record<string, string>> = {
   Subscriptions: 'Recurring charges on a stored card.',
   '3DS': '3-D Secure authentication.',
   Reports: 'Saved reports and their export.',
-  Webhooks: 'Events, callbacks and the webhook secret.',
+  Callbacks: 'Events, their callbacks, the event stream and the signing secret.',
   Sandbox: 'Sandbox controls (sandbox mode only).',
 };
 
