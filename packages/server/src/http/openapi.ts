@@ -167,6 +167,8 @@ export function finishOpenApi(input: Json): Json {
       op.operationId = known?.id ?? deriveOperationId(method, path);
       op.description ??= known?.description ?? op.summary;
       for (const tag of op.tags ?? []) usedTags.add(tag);
+      // A query parameter with a default may be left out, whatever the schema's required list says.
+      for (const parameter of op.parameters ?? []) if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
       if (method === 'post') {
         op.parameters = (op.parameters ?? []).filter((p: Json) => String(p.name).toLowerCase() !== 'idempotency-key');
         op.parameters.push({ $ref: IDEMPOTENCY_KEY });
