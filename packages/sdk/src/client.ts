@@ -156,6 +156,9 @@ export class Colibri {
   /** The user and merchant of the current token. */
   me = async (): Promise<DataOf<'getMe'>> => unwrap(await this.api.GET('/me'));
 
+  /** The caller's merchant: its contract ids and the service's mode. */
+  merchant = async (): Promise<Schemas['Merchant']> => unwrap(await this.api.GET('/merchant'));
+
   readonly persons = {
     create: async (body: BodyOf<'createPerson'>): Promise<Schemas['Person']> => unwrap(await this.api.POST('/checkout/person', { body })),
   };

@@ -8,12 +8,15 @@ export type CallbackType =
   | 'payout.status_changed'
   | 'subscription_charge.status_changed';
 
-/** A callback body: `{id, type, created_at, data}`; `data` carries the resource's ids, `reference_id`, `status` and `sequence`. */
+/**
+ * A callback body: `{id, type, created_at, data}`. `data` carries the resource's ids, `reference_id`,
+ * the new status (`status`; `refund_status` for refunds) and `sequence` (docs/callbacks.md).
+ */
 export interface CallbackEvent<T extends CallbackType = CallbackType> {
   id: string;
   type: T;
   created_at: string;
-  data: { status: string; sequence: number; reference_id?: string | null } & Record<string, unknown>;
+  data: { status?: string; refund_status?: string; sequence: number; reference_id?: string | null } & Record<string, unknown>;
 }
 
 /** A callback whose signature, timestamp or body does not verify. */

@@ -19,6 +19,7 @@ import { findNulCharacter, validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
+import { registerMerchantRoutes } from './merchants/routes';
 import { registerSystemRoutes } from './system/routes';
 import { registerCheckoutRoutes } from './checkout/routes';
 import { registerCheckoutPageRoutes } from './checkout-page/routes';
@@ -123,6 +124,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerSystemRoutes(app, ctx, registry);
   await registerAuthRoutes(app, ctx);
   registerMeRoute(app);
+  registerMerchantRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
   registerStuckOperations(app, ctx, registry);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerDeveloperCommands } from './cli/developer-commands';
 import { migrateToLatest } from './db/migrate';
 import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
@@ -53,6 +54,7 @@ export function buildCli(): Command {
         console.log(`merchant ${m.merchant_id}\n  api key:        ${m.api_key}\n  api secret:     ${m.api_secret}\n  contract id:    ${m.contract_id}\n  webhook secret: ${m.webhook_secret}`);
       }
     });
+  registerDeveloperCommands(program);
   return program;
 }
 

@@ -80,6 +80,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/merchant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's merchant and its contract ids
+         * @description The contract ids to put in payments, checkouts and payouts, and whether the service runs in sandbox or live mode.
+         */
+        get: operations["getMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/merchants": {
         parameters: {
             query?: never;
@@ -908,6 +928,17 @@ export interface components {
             /** Format: uuid */
             merchant_id: string;
         };
+        /** Merchant */
+        Merchant: {
+            /** Format: uuid */
+            merchant_id: string;
+            name: string;
+            /** @description for payments, checkouts and subscriptions */
+            contract_id: string;
+            /** @description for payouts */
+            payout_contract_id: string;
+            mode: "sandbox" | "live";
+        };
         /** CreatePersonRequest */
         CreatePersonRequest: {
             /** @description Full name of the person or company */
@@ -1732,6 +1763,44 @@ export interface operations {
             };
             /** @description A client error, in the standard error body */
             "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -25,6 +25,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /readyz': { id: 'getReadiness', description: 'Answers 200 when the database answers a query, 503 otherwise.' },
   'POST /auth': { id: 'createToken' },
   'GET /me': { id: 'getMe', description: 'The user and merchant that the access token stands for.' },
+  'GET /merchant': { id: 'getMerchant' },
   'POST /admin/merchants': { id: 'createMerchant', description: 'Creates a merchant with its API key and secret, shown only in this answer. Takes the admin token.' },
   'PUT /admin/merchants/{merchantId}/fee-plan': { id: 'setFeePlan', description: 'Replaces the fee plan of one merchant. Takes the admin token.' },
   'POST /checkout/person': { id: 'createPerson' },
