@@ -1,6 +1,5 @@
 import { PAYOUT_EXAMPLES } from '../payouts/validation/examples';
-import type { Colibri} from '../../../sdk/src/index';
-import { type Schemas } from '../../../sdk/src/index';
+import { unwrap, type Colibri, type Schemas } from '../../../sdk/src/index';
 
 /** One way to produce an event in sandbox: what it creates, and the outcome it waits for. */
 interface Trigger {
