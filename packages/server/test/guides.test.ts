@@ -12,8 +12,9 @@ import { startTestService, type TestMerchant, type TestService } from './harness
  * `CT-…`, `PO-…`) become a fresh merchant's. A block after `<!-- guide-test: skip (reason) -->` is not
  * run (starting the service, for one).
  *
- * curl is wrapped: it behaves as curl, and in addition fails the guide on a 5xx answer and on a
- * route that does not exist (`00.00.0002`), the mistakes that copy-pasted commands hit.
+ * curl is wrapped: it behaves as curl, and in addition fails the guide on a 5xx answer, on a 401 (a
+ * guide that forgot its token) and on a route that does not exist (`00.00.0002`), the mistakes that
+ * copy-pasted commands hit; other 4xx answers are examples of errors that guides show on purpose.
  *
  * The guides describe the API, not the database engine, so they run on PGlite only.
  */
@@ -47,7 +48,7 @@ curl() {
   status=\${out##*__HTTP_STATUS__}
   body=\${out%$'\\n'__HTTP_STATUS__*}
   printf '%s\\n' "$body"
-  if [[ $status == 5* || $body == *'"00.00.0002"'* ]]; then echo "guide-test: curl $* answered $status: $body" >&2; return 22; fi
+  if [[ $status == 5* || $status == 401 || $body == *'"00.00.0002"'* ]]; then echo "guide-test: curl $* answered $status: $body" >&2; return 22; fi
 }
 `;
 
@@ -104,6 +105,6 @@ describe('every guide runs as written', () => {
       // Files the guides write in the repository root, as a reader's shell would (*.log is ignored by git).
       for (const file of ['receiver.log', 'listen.log', 'report.json', 'report.csv']) rmSync(join(ROOT, file), { force: true });
       expect(result.code, `${guide.name} failed (${result.code}):\n${result.stderr.slice(-3000)}\n--- stdout ---\n${result.stdout.slice(-2000)}`).toBe(0);
-    }, 120_000);
+    }, 300_000);
   }
 });
