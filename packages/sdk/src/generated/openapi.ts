@@ -140,6 +140,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/stuck-operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operations stuck past their deadline or failed for good
+         * @description Jobs whose processor outcome is still unknown after the retry deadline, and jobs that failed every attempt. Each keeps being reconciled until it settles.
+         */
+        get: operations["listStuckOperations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/person": {
         parameters: {
             query?: never;
@@ -1958,6 +1978,52 @@ export interface operations {
             };
             /** @description Not found (or another merchant's) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listStuckOperations: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operations: {
+                            job_id: string;
+                            kind: string;
+                            resource_id: string | null;
+                            attempts: number;
+                            outcome_unknown: boolean;
+                            stuck_since: string | null;
+                            failed_at: string | null;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            next_attempt_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4331,7 +4397,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    operation: "verifyCard" | "authorize" | "capture" | "cancel" | "refund" | "payout";
+                    operation: "verifyCard" | "authorize" | "capture" | "cancel" | "refund" | "payout" | "status";
                     /** @enum {string} */
                     fault: "UNAVAILABLE" | "TIMEOUT";
                     times: number;

@@ -27,6 +27,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /me': { id: 'getMe', description: 'The user and merchant that the access token stands for.' },
   'GET /merchant': { id: 'getMerchant' },
   'POST /admin/merchants': { id: 'createMerchant', description: 'Creates a merchant with its API key and secret, shown only in this answer. Takes the admin token.' },
+  'GET /admin/stuck-operations': { id: 'listStuckOperations' },
   'PUT /admin/merchants/{merchantId}/fee-plan': { id: 'setFeePlan', description: 'Replaces the fee plan of one merchant. Takes the admin token.' },
   'POST /checkout/person': { id: 'createPerson' },
   'POST /checkout/card': { id: 'createCard' },
