@@ -62,11 +62,9 @@ function run(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; st
 
 describe('every guide runs as written', () => {
   let service: TestService;
-  let merchant: TestMerchant;
 
   beforeAll(async () => {
     service = await startTestService('pglite');
-    merchant = await service.merchant('Guide Shop');
   });
   afterAll(async () => {
     await service.close();
@@ -79,6 +77,9 @@ describe('every guide runs as written', () => {
 
   for (const guide of all) {
     it(`${guide.name}: ${guide.blocks.length} shell blocks`, async () => {
+      // A merchant per guide, as a reader starts each guide afresh: a fault one guide injects, a secret
+      // it rotates, stays with it.
+      const merchant: TestMerchant = await service.merchant(`Guide Shop ${guide.name}`);
       const substitute = (block: string) =>
         block
           .replaceAll(DOC_BASE, service.baseUrl)

@@ -86,7 +86,9 @@ export const TRIGGERS: Readonly<Record<string, Trigger>> = {
     description: 'a payout to a Colombian current account',
     events: ['payout.status_changed (PROCESSING, PAID)'],
     run: async (colibri, merchant, log) => {
-      const { notification_url: _unused, ...item } = PAYOUT_EXAMPLES[0]!.item;
+      // A payout requires a notification URL: a loopback port where nothing listens, so that the
+      // sandbox never calls out of the machine (the events still reach colibri listen through the stream).
+      const item = { ...PAYOUT_EXAMPLES[0]!.item, notification_url: 'http://127.0.0.1:9/colibri-trigger' };
       const batch = await colibri.payouts.create({
         payoutTransactions: [{ ...item, contract_id: merchant.payout_contract_id, reference_id: reference('payout') }],
       } as never);
