@@ -87,10 +87,12 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
   it('listen forwards the events of every trigger, signed with the webhook secret', async () => {
     const child = spawn(process.execPath, [CLI, 'listen', '--forward-to', `${receiver.url}/forwarded`], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     const output: string[] = [];
-    child.stdout.on('data', (c: Buffer) => output.push(c.toString()));
+    const stdout: string[] = [];
+    child.stdout.on('data', (c: Buffer) => (output.push(c.toString()), stdout.push(c.toString())));
     child.stderr.on('data', (c: Buffer) => output.push(c.toString()));
-    listener = { process: child, output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
-    await waitForOutput(listener, 'Ready: forwarding the events of merchant');
+    const started: Child = { process: child, output, stdout, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+    listener = started;
+    await waitForOutput(started, 'Ready: forwarding the events of merchant');
 
     const expected: Record<string, { type: string; status: string }> = {
       'payment.paid': { type: 'payment.status_changed', status: 'PAID' },
@@ -122,7 +124,7 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
     // Each event once, whatever the stream's look-back.
     const ids = receiver.at('/forwarded').map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(listener.output.join('')).toMatch(/payment\.status_changed\s+PAID\s+[0-9a-f-]{36}\s+--> \[204\] POST/);
+    expect(started.output.join('')).toMatch(/payment\.status_changed\s+PAID\s+[0-9a-f-]{36}\s+--> \[204\] POST/);
   }, 300_000);
 
   it('trigger refuses an unknown event with a one-line error', { timeout: 60_000 }, async () => {

@@ -26,5 +26,13 @@ export const AMOUNT_FIELDS: Readonly<Record<string, readonly { path: readonly st
       ],
       "type": "number"
     }
+  ],
+  "payWithThreeDs": [
+    {
+      "path": [
+        "amount"
+      ],
+      "type": "string"
+    }
   ]
 };

@@ -51,9 +51,29 @@ export interface paths {
         put?: never;
         /**
          * Obtain an access token
-         * @description Exchanges an API key and secret for an access token that lives 5 minutes.
+         * @description Exchanges an API key and secret for an access token that lives 5 minutes. Failed attempts are limited per key and address and per address.
          */
         post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the caller's API secret
+         * @description Issues a new API secret for the calling API user. The replaced secret keeps authenticating for the grace period (COLIBRI_API_SECRET_GRACE_SECONDS, default 24 hours), so servers can be moved to the new one without downtime; a second rotation ends the first one's grace at once.
+         */
+        post: operations["rotateApiSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -160,6 +180,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/merchants/{merchantId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a merchant: its logins and tokens (refresh tokens included) stop working within 5 seconds
+         * @description Disable a merchant: its logins and tokens (refresh tokens included) stop working within 5 seconds
+         */
+        post: operations["disableMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an API user: its logins and tokens (refresh tokens included) stop working within 5 seconds
+         * @description Disable an API user: its logins and tokens (refresh tokens included) stop working within 5 seconds
+         */
+        post: operations["disableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/merchants/{merchantId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a merchant
+         * @description Enable a merchant
+         */
+        post: operations["enableMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an API user
+         * @description Enable an API user
+         */
+        post: operations["enableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/token-keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the token signing key
+         * @description A new key signs tokens from now on; tokens signed with older keys stay valid until they expire (5 minutes). Refused with 409 when the keys come from COLIBRI_TOKEN_SIGNING_KEYS.
+         */
+        post: operations["rotateTokenKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/person": {
         parameters: {
             query?: never;
@@ -191,9 +311,29 @@ export interface paths {
         put?: never;
         /**
          * Store a card of a person
-         * @description Checks the number (Luhn, scheme), the expiry (merchant clock) and the CVV, verifies the card with the processor, and stores it encrypted. The CVV is never stored.
+         * @description Checks the number (Luhn, scheme), the expiry (merchant clock) and the CVV, verifies the card with the processor, and stores it encrypted. The CVV is never stored. Instead of number and cvv, takes encrypted_card: the card encrypted in the shopper's browser by Colibri.encryptCard, so the merchant's server never handles them.
          */
         post: operations["createCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/card-encryption-key/{contractId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant's public key for browser-side card encryption
+         * @description Public, like the contract id: the browser library (Colibri.encryptCard) fetches it to encrypt card data in the shopper's browser. An RSA-OAEP-256 JWK; cards are encrypted as compact JWEs with A256GCM.
+         */
+        get: operations["getCardEncryptionKey"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -639,7 +779,7 @@ export interface paths {
         put?: never;
         /**
          * Pay with a 3DS authentication
-         * @description Takes {id, paymentToken} from the library's onSuccess and answers like sendPayment; the payment carries the 3DS data. Each authentication pays once.
+         * @description Takes {id, paymentToken} from the library's onSuccess, and the merchant's own amount and reference_id, which must match the authentication; answers like sendPayment, and the payment carries the 3DS data. Each authentication pays once, within an hour.
          */
         post: operations["payWithThreeDs"];
         delete?: never;
@@ -998,20 +1138,22 @@ export interface components {
         /** CreateCardRequest */
         CreateCardRequest: {
             /** @description From POST /checkout/person, of the same merchant */
-            public_person_id: string;
+            public_person_id?: string;
             /**
-             * @description Card number, 12 to 19 digits; spaces and hyphens are ignored
+             * @description Card number, 12 to 19 digits; spaces and hyphens are ignored. Required unless encrypted_card is sent.
              * @example 4111111111111111
              */
-            number: string;
-            /** @description Expiry month, 1 to 12 (integer, or text such as "07") */
-            exp_month: number | string;
-            /** @description Expiry year, four digits (or two, read as 20yy); integer or text */
-            exp_year: number | string;
-            /** @description 3 digits, 4 for AMERICAN_EXPRESS; sent to the processor for verification, never stored */
-            cvv: string;
-            /** @description Name as printed on the card */
-            holder_name: string;
+            number?: string;
+            /** @description Expiry month, 1 to 12 (integer, or text such as "07"); may travel inside encrypted_card instead */
+            exp_month?: number | string;
+            /** @description Expiry year, four digits (or two, read as 20yy); integer or text; may travel inside encrypted_card instead */
+            exp_year?: number | string;
+            /** @description 3 digits, 4 for AMERICAN_EXPRESS; sent to the processor for verification, never stored. Required unless encrypted_card is sent. */
+            cvv?: string;
+            /** @description Name as printed on the card; may travel inside encrypted_card instead */
+            holder_name?: string;
+            /** @description The card encrypted in the shopper's browser by Colibri.encryptCard (a compact JWE under the merchant's published key), instead of number and cvv */
+            encrypted_card?: string;
         };
         /** Card */
         Card: {
@@ -1760,6 +1902,48 @@ export interface operations {
             };
         };
     };
+    rotateApiSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unchanged */
+                        api_key: string;
+                        /** @description The new secret; shown only here, only its hash is stored */
+                        api_secret: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when the replaced secret still authenticates
+                         */
+                        previous_secret_expires_at: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -2033,6 +2217,278 @@ export interface operations {
             };
         };
     };
+    disableMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        merchant_id: string;
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    disableUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        user_id: string;
+                        /** Format: uuid */
+                        merchant_id: string;
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enableMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        merchant_id: string;
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enableUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        user_id: string;
+                        /** Format: uuid */
+                        merchant_id: string;
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateTokenKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The id of the key that signs tokens from now on */
+                        kid: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createPerson: {
         parameters: {
             query?: never;
@@ -2132,6 +2588,54 @@ export interface operations {
             };
             /** @description The processor failed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCardEncryptionKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contractId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The key id; encrypted cards name it in their header */
+                        kid: string;
+                        /** @enum {string} */
+                        alg: "RSA-OAEP-256";
+                        /** @enum {string} */
+                        enc: "A256GCM";
+                        /** @description The public key as a JWK (RFC 7517) */
+                        jwk: {
+                            /** @enum {string} */
+                            kty: "RSA";
+                            n: string;
+                            e: string;
+                            kid: string;
+                            alg: string;
+                            use: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3507,6 +4011,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Too many requests; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The processor failed */
             502: {
                 headers: {
@@ -3653,6 +4166,10 @@ export interface operations {
                     id: string;
                     /** @description the paymentToken from onSuccess */
                     paymentToken: string;
+                    /** @description the merchant's own order amount, a decimal string as in sendPayment; must be the authenticated amount */
+                    amount: string;
+                    /** @description the merchant's own order reference; must be the authenticated referenceId */
+                    reference_id: string;
                 };
             };
         };
