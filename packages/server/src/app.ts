@@ -14,6 +14,7 @@ import { frameworkErrorAnswer, installErrorHandler } from './http/error-handler'
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';
 import { installFramePolicy } from './http/frame-policy';
+import { finishOpenApi } from './http/openapi';
 import { validatorCompiler } from './http/validation';
 import { ApiError } from './http/errors';
 import { installRequestBounds, trackRouteMethods } from './http/request-bounds';
@@ -21,6 +22,7 @@ import { installSecurityHeaders, securityHeadersFor } from './http/security-head
 import { installCallbackTargetCheck } from './webhooks/callback-targets';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
+import { registerMerchantRoutes } from './merchants/routes';
 import { registerSystemRoutes } from './system/routes';
 import { registerCheckoutRoutes } from './checkout/routes';
 import { registerCheckoutPageRoutes } from './checkout-page/routes';
@@ -108,6 +110,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       },
       security: [{ authToken: [] }],
     },
+    transformObject: (documentObject) => finishOpenApi('openapiObject' in documentObject ? documentObject.openapiObject : documentObject),
   });
   await app.register(async (docs) => {
     // The API reference is public; its routes come from the plugin, so mark them as they are added.
@@ -133,6 +136,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerSystemRoutes(app, ctx, registry);
   await registerAuthRoutes(app, ctx);
   registerMeRoute(app, ctx);
+  registerMerchantRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
   registerStuckOperations(app, ctx, registry);

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { runDoctor } from './connectors/doctor';
+import { registerDeveloperCommands } from './cli/developer-commands';
 import { migrateToLatest } from './db/migrate';
 import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
@@ -71,6 +72,7 @@ export function buildCli(): Command {
         );
       }
     });
+  registerDeveloperCommands(program);
   return program;
 }
 

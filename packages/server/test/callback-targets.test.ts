@@ -93,7 +93,8 @@ describeEachEngine(
     it('accepts public hosts and hosts in COLIBRI_CALLBACK_ALLOW_HOSTS, without warnings', async () => {
       const m = await service().merchant();
       for (const url of ['https://shop.example/cb', `http://${ALLOWED}:8443/cb`]) {
-        const response = await service().post('/checkout/generate', generateBody(m, { notificationUrl: url }), { token: m.token });
+        // A card checkout: live mode has a card connector here, and no PIX one.
+        const response = await service().post('/checkout/generate', generateBody(m, { notificationUrl: url, method: 'CREDITCARD' }), { token: m.token });
         expect(response.status, JSON.stringify(response.body)).toBe(200);
         expect(response.body.warnings, url).toBeUndefined();
       }
@@ -103,6 +104,11 @@ describeEachEngine(
     env: {
       COLIBRI_MODE: 'live',
       COLIBRI_MASTER_KEY: randomBytes(32).toString('base64'),
+      // Live mode starts only with its card connector configured; nothing here reaches it (port 9).
+      COLIBRI_ADYEN_API_KEY: 'test-key',
+      COLIBRI_ADYEN_MERCHANT_ACCOUNT: 'ColibriTest',
+      COLIBRI_ADYEN_HMAC_KEY: randomBytes(32).toString('hex'),
+      COLIBRI_ADYEN_CHECKOUT_URL: 'http://127.0.0.1:9',
       COLIBRI_CALLBACK_RETRY_WINDOW_MS: String(72 * 3_600_000),
       COLIBRI_CALLBACK_ALLOW_HOSTS: ALLOWED,
     },
@@ -158,10 +164,14 @@ describeEachEngine(
     it('documents the warnings member in the OpenAPI answers of those routes', async () => {
       const doc = (await service().get('/openapi.json')).body;
       for (const path of ['/checkout/sendPayment', '/checkout/generate', '/subscriptions', '/refund', '/payoutTransaction']) {
-        const schema = doc.paths[path].post.responses['200'].content['application/json'].schema;
+        const answer = doc.paths[path].post.responses['200'].content['application/json'].schema;
+        // A named answer is a component; its shape is there.
+        const schema = answer.$ref ? doc.components.schemas[String(answer.$ref).split('/').pop() as string] : answer;
         expect(schema.properties.warnings, path).toBeDefined();
       }
-      expect(doc.paths['/checkout/{payment_token}/capture'].post.responses['200'].content['application/json'].schema.properties.warnings).toBeUndefined();
+      const capture = doc.paths['/checkout/{payment_token}/capture'].post.responses['200'].content['application/json'].schema;
+      const captureSchema = capture.$ref ? doc.components.schemas[String(capture.$ref).split('/').pop() as string] : capture;
+      expect(captureSchema.properties.warnings).toBeUndefined();
     });
   },
   { env: { COLIBRI_CALLBACK_ALLOW_HOSTS: ALLOWED } },

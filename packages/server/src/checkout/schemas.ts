@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../http/schema-kit';
+import { StatusEnum, StringEnum } from '../http/schema-kit';
+import { PAYMENT_STATUSES } from '../payments/states';
 import { CHECKOUT_METHODS, CHECKOUT_STATUSES, CODE_METHODS, EXPIRES_IN_MAX_SECONDS, EXPIRES_IN_MIN_SECONDS } from './states';
 
 /**
@@ -39,14 +40,13 @@ const Method = StringEnum(CHECKOUT_METHODS);
 const Status = StringEnum(CHECKOUT_STATUSES);
 const Mode = StringEnum(['SINGLE', 'MULTI'] as const);
 
-
 const Expiry = Type.Union([Type.String({ description: 'yyyy-MM-dd HH:mm:ss UTC: the payer can pay until then' }), Type.Null()]);
 const Voucher = Type.Object({ reference: Type.String({ description: '14 digits, Luhn check digit' }), barcode: Type.Union([Type.String(), Type.Null()]), expires_at: Expiry });
 
 export const CheckoutPayment = Type.Object({
   payment_token: Type.String(),
   method: Type.String(),
-  transaction_status: Type.String(),
+  transaction_status: StatusEnum(PAYMENT_STATUSES),
   amount: Type.Number({ description: 'what the customer pays (amount plus customer fees)' }),
   asset: Type.String(),
   public_person_id: Type.Optional(Type.String({ description: 'with saveCard only' })),
@@ -57,7 +57,7 @@ export const CheckoutPayment = Type.Object({
   paynet: Type.Optional(Voucher),
   spei: Type.Optional(Type.Object({ clabe: Type.String(), bank_code: Type.String(), reference: Type.Union([Type.String(), Type.Null()]), expires_at: Expiry })),
   picpay: Type.Optional(Type.Object({ deep_link: Type.String(), qr_code: Type.String({ description: 'data:image/png;base64,…' }), expires_at: Expiry })),
-});
+}, { title: 'CheckoutPayment' });
 
 export const GenerateCheckoutResponse = Type.Object({
   checkout_id: Type.String({ format: 'uuid' }),
@@ -68,7 +68,7 @@ export const GenerateCheckoutResponse = Type.Object({
   expires_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock' }),
   payment: Type.Union([CheckoutPayment, Type.Null()], { description: 'the attempt started at generation (single code method, or pixDirect); null otherwise' }),
   refresh_token: Type.String(),
-});
+}, { title: 'CheckoutSession' });
 
 export const CheckoutResponse = Type.Object({
   checkout_id: Type.String(),
@@ -82,7 +82,7 @@ export const CheckoutResponse = Type.Object({
   expires_at: Type.String(),
   payments: Type.Array(CheckoutPayment),
   refresh_token: Type.String(),
-});
+}, { title: 'Checkout' });
 
 export const CheckoutIdParams = Type.Object({ checkout_id: Type.String({ maxLength: 64 }) });
 

@@ -11,6 +11,14 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 }
 
+/**
+ * A status enum in an answer: the document lists the values for clients and code generators, while
+ * the TypeScript type stays `string`, because the rows the handlers return carry statuses as text.
+ */
+export function StatusEnum(values: readonly string[], options: TSchemaOptions = {}) {
+  return Type.Unsafe<string>({ ...options, type: 'string', enum: [...values] });
+}
+
 /** Attaches the catalogue entry and wording reported when this schema's own rule fails. */
 export function withError<T extends TSchema>(schema: T, key: ErrorKey, message: string): T {
   return { ...schema, 'x-error': { key, message } };

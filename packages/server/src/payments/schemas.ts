@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../http/schema-kit';
+import { StatusEnum, StringEnum } from '../http/schema-kit';
+import { PAYMENT_STATUSES } from './states';
 
 /** Request and response schemas of the card payment endpoints, field for field as the spec lists them. */
 
@@ -45,18 +46,18 @@ export const Totals = Type.Object({
   original_asset: Type.String(),
   customer_fees: Type.Number(),
   customer_amount: Type.Number(),
-});
+}, { title: 'Totals' });
 
 export const PaymentResponse = Type.Object({
   payment_token: Type.String({ format: 'uuid' }),
   refresh_token: Type.String(),
-  transaction_status: Type.String(),
+  transaction_status: StatusEnum(PAYMENT_STATUSES),
   public_person_id: Type.String(),
   public_card_id: Type.String(),
-  public_card_status: Type.String(),
+  public_card_status: StatusEnum(['ACTIVE']),
   totals: Totals,
   customer_fees: Type.Record(Type.String(), Type.Number(), { description: 'each customer fee by type, e.g. {"INSTALLMENT_INTEREST": 3.5}' }),
-});
+}, { title: 'Payment' });
 
 export const PaymentTokenParams = Type.Object({ payment_token: Type.String({ maxLength: 64 }) });
 
@@ -67,8 +68,8 @@ export const CaptureBody = Type.Object({
 export const StatusResponse = Type.Object({
   payment_token: Type.String(),
   refresh_token: Type.String(),
-  transaction_status: Type.String(),
-});
+  transaction_status: StatusEnum(PAYMENT_STATUSES),
+}, { title: 'PaymentStatus' });
 
 /** A string, or null where the value is absent (transaction details never answer ""). */
 const OrNull = (description?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...(description ? { description } : {}) });
@@ -79,7 +80,7 @@ const OrNull = (description?: string) => Type.Unsafe<string | null>({ type: ['st
  */
 export const TransactionDetailsResponse = Type.Object(
   {
-    general_info: Type.Object({ transaction_status: Type.String(), transaction_id: Type.String(), external_id: Type.String(), project_id: Type.String() }),
+    general_info: Type.Object({ transaction_status: StatusEnum(PAYMENT_STATUSES), transaction_id: Type.String(), external_id: Type.String(), project_id: Type.String() }),
     customer_info: Type.Object({
       customer_id: OrNull(),
       tax_id: OrNull('masked'),
@@ -89,7 +90,7 @@ export const TransactionDetailsResponse = Type.Object(
       payer_name: OrNull(),
       customer_contact: OrNull(),
       order_ip: OrNull(),
-      order_ip_country: Type.Null({ description: 'always null: Colibri ships no geolocation database' }),
+      order_ip_country: OrNull('always null: Colibri ships no geolocation database'),
     }),
     payment_info: Type.Object({
       order_method: Type.String(),
@@ -122,7 +123,7 @@ export const TransactionDetailsResponse = Type.Object(
       ),
     }),
     other_info: Type.Object({ dispute_id: OrNull() }),
-    transaction_history: Type.Array(Type.Object({ status: Type.String(), timestamp: Type.String({ description: 'yyyy-MM-dd HH:mm:ss (UTC)' }) })),
+    transaction_history: Type.Array(Type.Object({ status: StatusEnum(PAYMENT_STATUSES), timestamp: Type.String({ description: 'yyyy-MM-dd HH:mm:ss (UTC)' }) })),
     refunds: Type.Array(
       Type.Object({
         refund_id: Type.Integer(),
@@ -137,5 +138,5 @@ export const TransactionDetailsResponse = Type.Object(
       { description: "beyond the spec: the payment's refunds, oldest first" },
     ),
   },
-  { description: 'The Transaction details resource' },
+  { title: 'TransactionDetails', description: 'The Transaction details resource' },
 );

@@ -53,18 +53,18 @@ const payoutItemProperties = {
   status: StringEnum(PAYOUT_STATUSES),
 };
 
-export const PayoutItemResponse = Type.Object(payoutItemProperties, { title: 'Payout transaction response item' });
+export const PayoutItemResponse = Type.Object(payoutItemProperties, { title: 'Payout' });
 
 export const CreatePayoutsResponse = Type.Object({
   payoutTransactionResponses: Type.Array(PayoutItemResponse),
   refresh_token: Type.String(),
-});
+}, { title: 'PayoutBatch' });
 
 export const GetPayoutResponse = Type.Object({
   ...payoutItemProperties,
   error_code: Type.Optional(Type.String({ description: "the processor's reason, when REJECTED or CANCELED" })),
   error_description: Type.Optional(Type.String()),
   refresh_token: Type.String(),
-});
+}, { title: 'PayoutTransaction' });
 
 export const PayoutParams = Type.Object({ tx_id: Type.String({ maxLength: 64 }) });

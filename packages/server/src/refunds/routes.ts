@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { errorResponses } from '../http/schema-kit';
-import { refundView } from './refund-record';
+import { errorResponses, StatusEnum } from '../http/schema-kit';
+import { REFUND_STATUSES, refundView } from './refund-record';
 import { idempotencyKeyOf } from '../http/idempotency';
 import { requestRefund } from './request-refund';
 
@@ -26,9 +26,9 @@ const RefundResponse = Type.Object({
   refund_id: Type.Integer(),
   payment_token: Type.String(),
   created_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss.SSS (UTC, merchant clock)' }),
-  refund_status: Type.String(),
+  refund_status: StatusEnum(REFUND_STATUSES),
   refresh_token: Type.String(),
-});
+}, { title: 'RefundCreated' });
 
 /** `POST /refund` (spec) and `GET /refund/<refund_id>`. */
 export function registerRefundRoutes(app: App, ctx: AppContext): void {
@@ -68,13 +68,13 @@ export function registerRefundRoutes(app: App, ctx: AppContext): void {
             refund_id: Type.Integer(),
             payment_token: Type.String(),
             created_at: Type.String(),
-            refund_status: Type.String(),
+            refund_status: StatusEnum(REFUND_STATUSES),
             amount: Type.Number(),
             currency: Type.String(),
             error_code: Type.Union([Type.String(), Type.Null()]),
             error_description: Type.Union([Type.String(), Type.Null()]),
             refresh_token: Type.String(),
-          }),
+          }, { title: 'Refund' }),
           ...errorResponses(401, 404),
         },
       },

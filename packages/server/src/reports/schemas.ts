@@ -78,7 +78,7 @@ export const ReportBody = Type.Object(
     group_by: Type.Array(Type.String({ maxLength: REPORT_LIMITS.aliasLength }), { maxItems: REPORT_LIMITS.groupBy, description: 'aliases of grouped columns; [""] for none' }),
     order_by: Type.Array(OrderingBody, { maxItems: REPORT_LIMITS.orderings }),
   },
-  { title: 'Report (request)' },
+  { title: 'ReportInput' },
 );
 
 const ColumnResponse = Type.Object({
@@ -146,7 +146,7 @@ export const ReportPageResponse = Type.Object(
     numberOfElements: Type.Integer(),
     empty: Type.Boolean(),
   },
-  { title: 'Page of reports' },
+  { title: 'ReportPage' },
 );
 
 export const ListReportsQuery = Type.Object({

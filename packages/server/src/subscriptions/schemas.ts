@@ -1,6 +1,7 @@
 import { Totals } from '../payments/schemas';
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../http/schema-kit';
+import { StatusEnum, StringEnum } from '../http/schema-kit';
+import { PAYMENT_STATUSES } from '../payments/states';
 import { CHARGE_STATUSES, SUBSCRIPTION_INTERVALS, SUBSCRIPTION_STATUSES } from './states';
 
 /**
@@ -85,7 +86,7 @@ export const Subscription = Type.Object(
   { title: 'Subscription' },
 );
 
-export const SubscriptionResponse = Type.Object({ ...Subscription.properties, refresh_token: Type.String() }, { title: 'Subscription response' });
+export const SubscriptionResponse = Type.Object({ ...Subscription.properties, refresh_token: Type.String() }, { title: 'SubscriptionCreated' });
 
 export const SubscriptionPage = Type.Object({
   content: Type.Array(Subscription),
@@ -94,7 +95,7 @@ export const SubscriptionPage = Type.Object({
   total_elements: Type.Integer(),
   total_pages: Type.Integer(),
   refresh_token: Type.String(),
-});
+}, { title: 'SubscriptionPage' });
 
 /** The spec's Subscription charge resource, field for field. */
 export const ChargeResponse = Type.Object(
@@ -103,12 +104,12 @@ export const ChargeResponse = Type.Object(
     reference_id: Type.String(),
     status: StringEnum(CHARGE_STATUSES),
     transaction_id: Type.String({ format: 'uuid' }),
-    transaction_status: Type.String({ description: 'PROCESSING when due now; CREATED when the due date is still ahead' }),
+    transaction_status: StatusEnum(PAYMENT_STATUSES, { description: 'PROCESSING when due now; CREATED when the due date is still ahead' }),
     transaction_reference_id: Type.String(),
     totals: Totals,
     refresh_token: Type.String(),
   },
-  { title: 'Subscription charge' },
+  { title: 'SubscriptionChargeCreated' },
 );
 
 export const Charge = Type.Object(
@@ -133,7 +134,7 @@ export const Charge = Type.Object(
     failed_at: NullableString,
     canceled_at: NullableString,
   },
-  { title: 'Subscription charge (listing)' },
+  { title: 'SubscriptionCharge' },
 );
 
 export const ChargePage = Type.Object({
@@ -143,4 +144,4 @@ export const ChargePage = Type.Object({
   total_elements: Type.Integer(),
   total_pages: Type.Integer(),
   refresh_token: Type.String(),
-});
+}, { title: 'SubscriptionChargePage' });

@@ -45,7 +45,7 @@ export const CreatePersonBody = Type.Object(
       }),
     ),
   },
-  { title: 'Create person request' },
+  { title: 'CreatePersonRequest' },
 );
 export type CreatePersonRequest = Static<typeof CreatePersonBody>;
 
@@ -54,7 +54,7 @@ export const CreatePersonResponse = Type.Object(
     public_person_id: Type.String({ format: 'uuid', description: 'Identifies the person in card and payment calls' }),
     refresh_token: Type.String({ description: 'A fresh 5-minute access token' }),
   },
-  { title: 'Create person response' },
+  { title: 'Person' },
 );
 
 /** What an invalid expiry month or year is told, by the schema and by create-card.ts alike. */
@@ -111,7 +111,7 @@ export const CreateCardBody = Type.Object(
       }),
     ),
   },
-  { title: 'Create card request' },
+  { title: 'CreateCardRequest' },
 );
 export type CreateCardInput = Static<typeof CreateCardBody>;
 
@@ -126,7 +126,7 @@ export const CreateCardResponse = Type.Object(
     masked_number: Type.String({ description: 'At most the first six and the last four digits', examples: ['411111******1111'] }),
     refresh_token: Type.String({ description: 'A fresh 5-minute access token' }),
   },
-  { title: 'Create card response' },
+  { title: 'Card' },
 );
 
 export const CardEncryptionKeyResponse = Type.Object(

@@ -154,13 +154,11 @@ export function installCallbackTargetCheck(app: App, config: Pick<Config, 'mode'
     const key = methods.map((m) => `${m.toUpperCase()} ${route.url}`).find((k) => CALLBACK_URL_FIELDS[k] !== undefined);
     if (key === undefined) return;
     readers.set(route.url, CALLBACK_URL_FIELDS[key] as FieldReader);
-    const response = route.schema?.response as Record<string, { properties?: Record<string, unknown>; $id?: string }> | undefined;
+    const response = route.schema?.response as Record<string, { properties?: Record<string, unknown> }> | undefined;
     const ok = response?.['200'];
-    if (response && ok?.properties) {
-      // A copy, so that a schema object shared with other routes keeps its own shape.
-      const { $id: _id, ...rest } = ok;
-      response['200'] = { ...rest, properties: { ...ok.properties, warnings: WarningsSchema } };
-    }
+    // Added to the answer's schema object itself (optional, so other routes that share it are unchanged):
+    // a named schema keeps one shape in the OpenAPI document.
+    if (ok?.properties) ok.properties.warnings ??= WarningsSchema;
   });
 
   app.addHook('preHandler', (request, _reply, done) => {

@@ -1,9 +1,11 @@
 import { principalOf, type App, type AppContext } from '../context';
+import { Type } from 'typebox';
 import { errorResponses } from '../http/schema-kit';
 import { getEvent } from './get-event';
 import { listEvents } from './list-events';
 import { retryEvent } from './retry-event';
 import { rotateSecret } from './rotate-secret';
+import { streamEvents } from './stream-events';
 import { EventIdParams, EventPageSchema, EventSchema, ListEventsQuery, RotatedSecretSchema } from './schemas';
 
 /**
@@ -23,6 +25,33 @@ export function registerWebhookRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => listEvents(ctx.db, principalOf(request).merchantId, request.query),
+  );
+
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.get(
+    '/webhooks/events/stream',
+    {
+      schema: {
+        summary: "Stream the merchant's events as they happen (server-sent events)",
+        description:
+          'Each event is one server-sent event whose data is the callback body {id, type, created_at, data}; `colibri listen` forwards them to a local URL. ' +
+          'The stream ends when the token expires: reconnect with a new token and Last-Event-ID. Delivery is at least once, keyed by event id (docs/callbacks.md).',
+        tags: ['Callbacks'],
+        querystring: Type.Object({
+          since: Type.Optional(Type.String({ format: 'date-time', description: 'also send the events created at or after this instant (default: only new ones)' })),
+        }),
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ format: 'date-time', description: 'the id of the last event received: resume after it' })) }),
+        response: errorResponses(400, 401),
+      },
+    },
+    async (request, reply) => {
+      const resumeAt = request.headers['last-event-id'] ?? request.query.since;
+      await streamEvents(ctx, request, reply, principalOf(request).merchantId, { since: resumeAt ? new Date(resumeAt) : undefined, closing: () => closing });
+    },
   );
 
   app.get(

@@ -30,7 +30,7 @@ export const AttemptSchema = Type.Object({
   error: Type.Union([Type.String(), Type.Null()], { description: 'why the attempt failed; null when delivered' }),
   result: StringEnum(['delivered', 'retry_scheduled', 'failed'] as const),
   manual: Type.Boolean({ description: 'made because of POST /webhooks/events/<id>/retry' }),
-});
+}, { title: 'DeliveryAttempt' });
 
 export const DeliverySchema = Type.Object({
   url: Type.String(),
@@ -40,7 +40,7 @@ export const DeliverySchema = Type.Object({
   delivered_at: NullableTimestamp,
   failed_at: NullableTimestamp,
   attempts: Type.Array(AttemptSchema, { description: 'the most recent attempts, oldest first (10 in lists, 100 for one event)' }),
-});
+}, { title: 'Delivery' });
 
 export const EventSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: 'the callback body id and its webhook-id header' }),
@@ -51,14 +51,14 @@ export const EventSchema = Type.Object({
   data: Type.Unknown({ description: 'the callback body data (docs/callbacks.md)' }),
   status: StringEnum(EVENT_STATUSES),
   deliveries: Type.Array(DeliverySchema),
-});
+}, { title: 'Event' });
 export type EventResource = Static<typeof EventSchema>;
 
 export const EventPageSchema = Type.Object({
   events: Type.Array(EventSchema, { description: 'newest first' }),
   has_more: Type.Boolean(),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
-});
+}, { title: 'EventPage' });
 
 export const ListEventsQuery = Type.Object({
   type: Type.Optional(StringEnum(EVENT_TYPES)),

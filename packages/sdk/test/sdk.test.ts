@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { describeEachEngine, type TestMerchant, type TestService } from '../../server/test/harness';
+import { startReceiver } from '../../server/test/callback-receiver';
+import { VALID_CPF } from '../../server/test/fixtures';
+import { generatedFiles } from '../scripts/generated-files';
+import { CallbackVerificationError, Colibri, ColibriConnectionError, ColibriError, ERROR_CODES, verifyCallback, type CallbackEvent } from '../src/index';
+
+/** Every request the SDK sent, seen at its fetch, for checking the headers it chose. */
+interface Sent {
+  method: string;
+  path: string;
+  headers: Headers;
+}
+
+function clientFor(service: TestService, merchant: TestMerchant, wrap?: (request: Request, real: () => Promise<Response>) => Promise<Response>) {
+  const sent: Sent[] = [];
+  const colibri = new Colibri({
+    baseUrl: service.baseUrl,
+    apiKey: merchant.api_key,
+    apiSecret: merchant.api_secret,
+    retryBaseMs: 20,
+    fetch: async (request) => {
+      sent.push({ method: request.method, path: new URL(request.url).pathname, headers: new Headers(request.headers) });
+      const real = () => fetch(request.clone());
+      return wrap ? wrap(request, real) : real();
+    },
+  });
+  return { colibri, sent };
+}
+
+async function customer(colibri: Colibri, number = '4111111111111111') {
+  const person = await colibri.persons.create({ name: 'Maria Silva', email: 'maria@example.com', tax_id: VALID_CPF, tax_id_type: 'CPF' });
+  const card = await colibri.cards.create({ public_person_id: person.public_person_id, number, exp_month: '12', exp_year: '2035', cvv: '123', holder_name: 'MARIA SILVA' });
+  return { public_person_id: person.public_person_id, public_card_id: card.public_card_id };
+}
+
+describeEachEngine('SDK against a running Colibri', (service) => {
+  it('has generated types, codes and amount fields up to date with /openapi.json (npm run generate -w @colibri/sdk)', async () => {
+    const doc = (await service().get('/openapi.json')).body;
+    for (const [name, text] of Object.entries(await generatedFiles(doc))) {
+      expect(readFileSync(new URL(`../src/generated/${name}`, import.meta.url), 'utf8'), `src/generated/${name} is stale: run npm run generate -w @colibri/sdk`).toBe(text);
+    }
+  });
+
+  it('pays with a card: tokens from the key, refresh tokens taken, amounts of either type, an idempotency key on each POST', async () => {
+    const merchant = await service().merchant();
+    const { colibri, sent } = clientFor(service(), merchant);
+    const ids = await customer(colibri);
+    // The spec fixes sendPayment's amount as a decimal string; the caller gives a number.
+    const payment = await colibri.payments.send({ contract_id: merchant.contract_id, reference_id: 'sdk-1', ...ids, payment: { amount: 25.5, method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+    expect(payment.transaction_status).toBe('PROCESSING');
+    const details = await colibri.payments.waitForOutcome(payment.payment_token);
+    expect(details.general_info.transaction_status).toBe('PAID');
+    expect(details.payment_info.order_amount).toBe(25.5);
+
+    // The refund's amount is a JSON number in the spec; the caller gives a decimal string.
+    const refund = await colibri.refunds.create({ payment_token: payment.payment_token, amount: '5.25' });
+    expect(refund.refund_status).toMatch(/^(REQUESTED|PROCESSING|COMPLETED)$/);
+    expect((await colibri.refunds.get(refund.refund_id)).amount).toBe(5.25);
+
+    expect(sent.filter((s) => s.path === '/auth')).toHaveLength(1);
+    const posts = sent.filter((s) => s.method === 'POST' && s.path !== '/auth');
+    expect(posts.length).toBeGreaterThanOrEqual(4);
+    for (const post of posts) expect(post.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(posts.map((p) => p.headers.get('idempotency-key'))).size).toBe(posts.length);
+    // Each answer's refresh_token is the next call's token.
+    const tokens = sent.filter((s) => s.path !== '/auth').map((s) => s.headers.get('x-auth-token'));
+    expect(new Set(tokens).size).toBeGreaterThan(1);
+  });
+
+  it('retries a POST whose answer was lost with the same Idempotency-Key, and the service replays it: one payment', async () => {
+    const merchant = await service().merchant();
+    let lose = true;
+    const { colibri, sent } = clientFor(service(), merchant, async (request, real) => {
+      const response = await real();
+      if (new URL(request.url).pathname === '/checkout/sendPayment' && lose) {
+        lose = false;
+        throw new TypeError('fetch failed (the connection dropped after the request was sent)');
+      }
+      return response;
+    });
+    const ids = await customer(colibri);
+    const payment = await colibri.payments.send({ contract_id: merchant.contract_id, reference_id: 'sdk-retry', ...ids, payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+    const attempts = sent.filter((s) => s.path === '/checkout/sendPayment');
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]!.headers.get('idempotency-key')).toBe(attempts[1]!.headers.get('idempotency-key'));
+    const count = await service().ctx.db.selectFrom('payments').select((eb) => eb.fn.countAll<string>().as('n')).where('reference_id', '=', 'sdk-retry').executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(1);
+    expect(payment.payment_token).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('waits for Retry-After on 429 and backs off on 5xx, and gives up on a service that never answers with ColibriConnectionError', async () => {
+    const merchant = await service().merchant();
+    let throttled = false;
+    let failed = false;
+    const { colibri, sent } = clientFor(service(), merchant, async (request, real) => {
+      if (new URL(request.url).pathname === '/me' && !failed) {
+        failed = true;
+        return new Response('{"status":503}', { status: 503, headers: { 'content-type': 'application/json' } });
+      }
+      if (new URL(request.url).pathname === '/me' && !throttled) {
+        throttled = true;
+        return new Response(JSON.stringify({ status: 429, errors: [{ code: '00.00.0006', description: 'slow down' }] }), {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': '1' },
+        });
+      }
+      return real();
+    });
+    const started = Date.now();
+    expect((await colibri.me()).merchant_id).toBe(merchant.merchant_id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(sent.filter((s) => s.path === '/me')).toHaveLength(3);
+
+    const down = new Colibri({ baseUrl: 'http://127.0.0.1:9', apiKey: merchant.api_key, apiSecret: merchant.api_secret, maxRetries: 1, retryBaseMs: 10 });
+    await expect(down.me()).rejects.toBeInstanceOf(ColibriConnectionError);
+  });
+
+  it('throws ColibriError with the catalogue codes', async () => {
+    const merchant = await service().merchant();
+    const { colibri } = clientFor(service(), merchant);
+    const error = await colibri.refunds.get(987654321).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ColibriError);
+    expect((error as ColibriError).status).toBe(404);
+    const invalid = await colibri.persons.create({ name: 'X', email: 'not-an-email', tax_id: '111.111.111-11', tax_id_type: 'CPF' }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ColibriError);
+    expect((invalid as ColibriError).status).toBe(400);
+    expect((invalid as ColibriError).codes.length).toBeGreaterThan(0);
+    for (const code of (invalid as ColibriError).codes) expect(Object.values(ERROR_CODES)).toContain(code);
+    const wrongSecret = new Colibri({ baseUrl: service().baseUrl, apiKey: merchant.api_key, apiSecret: 'cs_wrong' });
+    await expect(wrongSecret.me()).rejects.toMatchObject({ name: 'ColibriError', status: 401 });
+  });
+
+  it('pages through events, streams them, and verifies a real callback', async () => {
+    const merchant = await service().merchant();
+    const { colibri } = clientFor(service(), merchant);
+    const receiver = await startReceiver();
+    const controller = new AbortController();
+    const streamed: CallbackEvent[] = [];
+    const streaming = (async () => {
+      for await (const event of colibri.events.stream({ signal: controller.signal })) streamed.push(event);
+    })();
+    try {
+      const ids = await customer(colibri);
+      const tokens: string[] = [];
+      for (const n of [1, 2]) {
+        const p = await colibri.payments.send({
+          contract_id: merchant.contract_id,
+          reference_id: `sdk-events-${n}`,
+          notification_url: `${receiver.url}/hook`,
+          ...ids,
+          payment: { amount: 12, method: 'CREDITCARD', asset: 'BRL', installments: 1 },
+        });
+        tokens.push(p.payment_token);
+        await colibri.payments.waitForOutcome(p.payment_token);
+      }
+      const all: string[] = [];
+      for await (const event of colibri.events.all({ limit: 1 })) all.push(event.id);
+      expect(all.length).toBeGreaterThanOrEqual(4);
+      expect(new Set(all).size).toBe(all.length);
+
+      await receiver.waitFor(() => receiver.at('/hook').some((c) => c.body.includes('"PAID"')), 10_000, 'a PAID callback');
+      const callback = receiver.at('/hook').find((c) => c.body.includes('"PAID"'))!;
+      const event = verifyCallback(callback.body, callback.headers as Record<string, string>, merchant.webhook_secret);
+      expect(event.type).toBe('payment.status_changed');
+      expect(tokens).toContain(event.data.payment_token);
+      expect(() => verifyCallback(callback.body.replace('PAID', 'PAIX'), callback.headers as Record<string, string>, merchant.webhook_secret)).toThrow(CallbackVerificationError);
+
+      const deadline = Date.now() + 10_000;
+      while (streamed.filter((e) => e.data.status === 'PAID').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(streamed.filter((e) => e.data.status === 'PAID').map((e) => e.data.payment_token).sort()).toEqual([...tokens].sort());
+    } finally {
+      controller.abort();
+      await streaming.catch(() => undefined);
+      await receiver.close();
+    }
+  });
+});
