@@ -233,7 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sweepScale: read.integer('COLIBRI_SWEEP_PERCENT', 100, 1, 10_000) / 100,
     databaseWaitMs: read.integer('COLIBRI_DB_WAIT_MS', 60_000, 0, 3_600_000),
     work: {
-      concurrency: read.integer('COLIBRI_WORKER_CONCURRENCY', 1000, 1, 100_000),
+      concurrency: read.integer('COLIBRI_WORKER_CONCURRENCY', 5000, 1, 100_000),
       leaseMs: read.integer('COLIBRI_JOB_LEASE_MS', 10_000, 100, 600_000),
       deadlineMs: read.integer('COLIBRI_RETRY_DEADLINE_MS', 30 * 60_000, 1, 30 * 86_400_000),
       idempotencyLeaseMs: read.integer('COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),

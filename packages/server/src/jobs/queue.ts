@@ -158,7 +158,7 @@ export interface WorkerOptions {
   onStuck?: (job: Job, reason: string) => void;
 }
 
-export const DEFAULT_WORKER_CONCURRENCY = 1000;
+export const DEFAULT_WORKER_CONCURRENCY = 5000;
 export const DEFAULT_JOB_LEASE_MS = 10_000;
 export const DEFAULT_JOB_DEADLINE_MS = 30 * 60_000;
 /** A stuck job is still reconciled, at least this often. */

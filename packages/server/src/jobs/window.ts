@@ -24,11 +24,11 @@ export interface WindowOptions {
   readonly pollMs: number;
   /** A stop waits this long for items in flight, then releases the leases of those still running. */
   readonly stopTimeoutMs: number;
+  /** The shortest time between two claims: wake-ups within it share one claim statement (10 ms unless set). */
+  readonly claimIntervalMs?: number;
   readonly onError: (error: unknown, context: string) => void;
 }
 
-/** The shortest time between two claims: wake-ups within it share one claim statement. */
-const MIN_CLAIM_INTERVAL_MS = 10;
 
 /**
  * A bounded window of leased work, shared by the job worker (jobs/queue.ts) and the callback worker
@@ -100,8 +100,9 @@ export class LeasedWindow<T> {
 
   private async run(): Promise<void> {
     while (this.running) {
+      const interval = this.options.claimIntervalMs ?? 10;
       const sinceLastClaim = Date.now() - this.claimedAt;
-      if (sinceLastClaim < MIN_CLAIM_INTERVAL_MS) await sleep(MIN_CLAIM_INTERVAL_MS - sinceLastClaim);
+      if (sinceLastClaim < interval) await sleep(interval - sinceLastClaim);
       const free = this.options.concurrency - this.inFlight.size;
       let claimed: T[] = [];
       if (free > 0) {
