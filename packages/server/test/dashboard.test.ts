@@ -196,9 +196,9 @@ describeEachEngine('dashboard API', (service) => {
 
     const checkout = await service().post('/checkout/generate', { amount: '10.00', asset: 'BRL', referenceId: 'pix-dash', contractId: merchant.contract_id, method: 'PIX' }, { token: merchant.token });
     expect(checkout.status, checkout.text).toBe(200);
-    const listed = await service().get('/dashboard/api/checkouts?status=CREATED', as(browser));
+    // A single-method session starts its PIX payment at generation, which the sandbox control then pays.
+    const listed = await service().get('/dashboard/api/checkouts?status=PROCESSING', as(browser));
     expect(listed.body.rows.map((c: any) => c.checkout_id)).toEqual([checkout.body.checkout_id]);
-    // Opening the hosted page starts its PIX payment, which the sandbox control then pays.
     expect((await service().get(new URL(checkout.body.checkout_url).pathname)).status).toBe(200);
     const session = await service().get(`/dashboard/api/checkouts/${checkout.body.checkout_id}`, as(browser));
     const pix = session.body.payments.find((p: any) => p.method === 'PIX');
