@@ -100,6 +100,11 @@ describe('every guide runs as written', () => {
         WEBHOOK_SECRET: merchant.webhook_secret,
         CONTRACT: merchant.contract_id,
         PAYOUT_CONTRACT: merchant.payout_contract_id,
+        TOKEN: merchant.token,
+        ADMIN_TOKEN: service.ctx.adminToken,
+        COLIBRI_ADMIN_TOKEN: service.ctx.adminToken,
+        MERCHANT_ID: merchant.merchant_id,
+        USER_ID: merchant.user.id,
         COLIBRI_CONFIG_DIR: join(service.config.dataDir, 'cli'),
       };
       const result = await run(script, env);
