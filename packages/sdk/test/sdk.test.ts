@@ -58,6 +58,10 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     const refund = await colibri.refunds.create({ payment_token: payment.payment_token, amount: '5.25' });
     expect(refund.refund_status).toMatch(/^(REQUESTED|PROCESSING|COMPLETED)$/);
     expect((await colibri.refunds.get(refund.refund_id)).amount).toBe(5.25);
+    // Tokens carry their issue time in seconds: a call in a later second gets a refresh_token that differs.
+    await new Promise((r) => setTimeout(r, 1100));
+    await colibri.refunds.get(refund.refund_id);
+    await colibri.refunds.get(refund.refund_id);
 
     expect(sent.filter((s) => s.path === '/auth')).toHaveLength(1);
     const posts = sent.filter((s) => s.method === 'POST' && s.path !== '/auth');
