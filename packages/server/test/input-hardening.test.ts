@@ -80,6 +80,9 @@ describeEachEngine('hostile input', (service) => {
     expectStandardError(inKey, 400, ERRORS.FIELD_LONE_SURROGATE.code);
     const inQuery = await service().get('/subscriptions?page=%00', { token: m.token });
     expectStandardError(inQuery, 400, ERRORS.FIELD_NUL_CHARACTER.code);
+    // In a path parameter too (found by the fuzz test: the database refused it, a 500).
+    const inPath = await service().get('/checkout/card-encryption-key/a%00b');
+    expectStandardError(inPath, 400, ERRORS.FIELD_NUL_CHARACTER.code);
     // A surrogate pair (an emoji) is valid Unicode and round-trips through the database.
     const emoji = await service().post('/checkout/sendPayment', paymentBody(m, ids, { extra_data: { note: 'ok \ud83d\ude00' } }), { token: m.token });
     expect(emoji.status, JSON.stringify(emoji.body)).toBe(200);

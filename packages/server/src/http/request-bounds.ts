@@ -24,7 +24,7 @@ const LARGE_BODY_ROUTES: readonly RegExp[] = [/^\/payoutTransaction$/, /^\/repor
 
 /**
  * Bounds every request before a handler sees it: a body limit per route, and one iterative walk of
- * the parsed body and query that refuses nesting deeper than the route allows, NUL characters and
+ * the parsed body, query and path parameters that refuses nesting deeper than the route allows, NUL characters and
  * lone UTF-16 surrogates (see `inspectInput`). Call before any route is registered, since the body
  * limit is set as each route is added.
  * @example installRequestBounds(app, ctx.config);
@@ -38,7 +38,8 @@ export function installRequestBounds(app: App, config: Config): void {
   // Callback-style: no promise per request where nothing awaits.
   app.addHook('preValidation', (request, _reply, done) => {
     const maxDepth = request.routeOptions.config?.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-    const fault = inspectInput(request.body, maxDepth) ?? inspectInput(request.query, maxDepth);
+    // Path parameters too: a NUL in an id would reach the database, which refuses it in text.
+    const fault = inspectInput(request.body, maxDepth) ?? inspectInput(request.query, maxDepth) ?? inspectInput(request.params, maxDepth);
     done(fault ? ApiError.fields([fault]) : undefined);
   });
 }
