@@ -99,14 +99,16 @@ export function installIdempotency(app: App, ctx: AppContext): void {
 
   /** Keeps the answer of a claimed key for replay; an answer that cannot be replayed frees the key. */
   async function store(claimed: Claim, statusCode: number, payload: unknown, contentType: string): Promise<void> {
-    const mine = (query: ReturnType<typeof ctx.db.updateTable<'idempotency_keys'>>) =>
-      query.where('scope', '=', claimed.scope).where('key', '=', claimed.key).where('owner', '=', claimed.owner);
+    // Only the claim's current owner may store or release it: another retry may have taken it over.
+    const ours = { scope: claimed.scope, key: claimed.key, owner: claimed.owner };
     if (statusCode >= 500 || typeof payload !== 'string') {
-      await ctx.db.deleteFrom('idempotency_keys').where('scope', '=', claimed.scope).where('key', '=', claimed.key).where('owner', '=', claimed.owner).execute();
+      await ctx.db.deleteFrom('idempotency_keys').where((eb) => eb.and(ours)).execute();
       return;
     }
-    await mine(ctx.db.updateTable('idempotency_keys'))
+    await ctx.db
+      .updateTable('idempotency_keys')
       .set({ state: 'COMPLETED', response_status: statusCode, response_body: seal(ctx, payload), response_content_type: contentType, lease_until: null })
+      .where((eb) => eb.and(ours))
       .execute();
   }
 }

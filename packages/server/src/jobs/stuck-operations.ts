@@ -1,7 +1,9 @@
 import { Gauge, type Registry } from 'prom-client';
 import { Type } from 'typebox';
 import type { App, AppContext } from '../context';
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database';
+import type { Database } from '../db/schema';
 import { errorResponses } from '../http/schema-kit';
 
 /**
@@ -37,6 +39,9 @@ const StuckOperationSchema = Type.Object({
   next_attempt_at: Type.String({ format: 'date-time' }),
 });
 
+/** Past the deadline with an unknown outcome, or failed on every attempt: the jobs this module lists and counts. */
+const needsAttention = (eb: ExpressionBuilder<Database, 'jobs'>) => eb.or([eb('stuck_since', 'is not', null), eb('failed_at', 'is not', null)]);
+
 /** The job payload's resource id; payloads may carry one-time secrets (a CAVV), so only ids leave it. */
 function resourceOf(payload: unknown): string | null {
   if (typeof payload !== 'object' || payload === null) return null;
@@ -50,7 +55,7 @@ export async function listStuckOperations(db: Db, limit: number): Promise<StuckO
   const rows = await db
     .selectFrom('jobs')
     .select(['id', 'kind', 'payload', 'attempts', 'outcome_unknown', 'stuck_since', 'failed_at', 'last_error', 'created_at', 'run_at'])
-    .where((eb) => eb.or([eb('stuck_since', 'is not', null), eb('failed_at', 'is not', null)]))
+    .where(needsAttention)
     .orderBy('created_at')
     .limit(limit)
     .execute();
@@ -79,7 +84,7 @@ export function registerStuckOperations(app: App, ctx: AppContext, registry: Reg
       const row = await ctx.db
         .selectFrom('jobs')
         .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where((eb) => eb.or([eb('stuck_since', 'is not', null), eb('failed_at', 'is not', null)]))
+        .where(needsAttention)
         .executeTakeFirst();
       this.set(Number(row?.n ?? 0));
     },
