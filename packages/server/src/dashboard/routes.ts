@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Authenticator } from '../auth/authenticate';
+import type { LoginLimits } from '../auth/login-limits';
 import { payPayment } from '../checkout/pay-payment';
 import { getCheckout } from '../checkout/get-checkout';
 import { CHECKOUT_STATUSES } from '../checkout/states';
@@ -63,12 +64,13 @@ const Amount = Type.Number({ exclusiveMinimum: 0, description: 'decimal amount, 
  * session, and every change also needs the session's CSRF token in `X-CSRF-Token` and, when the
  * browser sends one, an `Origin` of this service. Actions call the same domain verbs as the API
  * (requestRefund, capturePayment, retryEvent, …), so the rules are the API's.
- * @example await registerDashboardRoutes(app, ctx, background);
+ * Sign-in counts in the same limits as `POST /auth` (auth/login-limits.ts), shared by every process.
+ * @example await registerDashboardRoutes(app, ctx, { background, logins });
  */
-export async function registerDashboardRoutes(app: App, ctx: AppContext, background: Background | undefined): Promise<void> {
+export async function registerDashboardRoutes(app: App, ctx: AppContext, options: { background: Background | undefined; logins: LoginLimits }): Promise<void> {
+  const { background, logins } = options;
   const authenticator = new Authenticator(ctx.db);
   const sessions = new WeakMap<FastifyRequest, DashboardSession>();
-  const limitSignIn = app.createRateLimit({ max: ctx.config.limits.authFailuresPerAddress, timeWindow: 60_000, keyGenerator: (request) => `dashboard:${request.ip}` });
   // Build the bundle while the service starts, so the first visit does not wait for it.
   loadDashboardAssets().catch((error: unknown) => app.log.error({ err: error }, 'the dashboard could not be built'));
 
@@ -110,18 +112,13 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, backgro
       `${API}/session`,
       {
         config: { dashboardOpen: true },
-        onRequest: async (request) => {
-          checkOrigin(request);
-          const result = await limitSignIn(request);
-          if (!result.isAllowed && result.isExceeded) throw new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, result.ttlInSeconds) });
-        },
+        onRequest: async (request) => checkOrigin(request),
         schema: {
           body: Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 200 }), apiSecret: Type.String({ minLength: 1, maxLength: 200 }) }),
         },
       },
       async (request, reply) => {
-        const user = await authenticator.authenticate(request.body.apiKey, request.body.apiSecret);
-        if (!user) throw new ApiError('ACCESS_DENIED');
+        const user = await logins.signIn(authenticator, request.body.apiKey, request.body.apiSecret, request.ip);
         // A session id presented at sign-in is dropped, so a planted cookie never becomes a live session.
         await closeSession(ctx.db, request.cookies[SESSION_COOKIE]);
         const { sessionId, session } = await openSession(ctx.db, { userId: user.id, merchantId: user.merchant_id });
