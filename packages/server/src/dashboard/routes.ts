@@ -20,9 +20,12 @@ import { getPayout } from '../payouts/get-payout';
 import { PAYOUT_STATUSES } from '../payouts/states';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
 import { requestRefund } from '../refunds/request-refund';
+import { createReport } from '../reports/create-report';
 import { exportReport } from '../reports/export-report';
+import { AGGREGATIONS_BY_TYPE, FIELD_CATALOGUE, OPERATORS_BY_TYPE } from '../reports/field-catalogue';
 import { listReports } from '../reports/list-reports';
 import { readReport } from '../reports/read-report';
+import { DATE_WRAPS, DYNAMIC_VALUES, REPORT_LIMITS, REPORT_TYPE_NAMES } from '../reports/report-definition';
 import { ReportBody, ReportIdParams } from '../reports/schemas';
 import { updateReport } from '../reports/update-report';
 import { setProcessorFault } from '../sandbox/processor-faults';
@@ -207,9 +210,14 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       getPayout(ctx, principalOf(request).merchantId, request.params.tx_id),
     );
 
-    // Reports: list, read, edit and export (streamed; the page shows the bytes as they arrive).
+    // Reports: the field catalogue for the editor's choices, list, create, read, edit and export
+    // (streamed; the page shows the bytes as they arrive).
     scope.get(`${API}/reports`, { schema: { querystring: Type.Object({ reportName: Type.Optional(Type.String({ maxLength: 200 })), ...Paging }) } }, async (request) =>
       listReports(ctx.db, principalOf(request).merchantId, request.query),
+    );
+    scope.get(`${API}/report-fields`, async () => reportCatalogue());
+    scope.post(`${API}/reports`, { schema: { body: ReportBody } }, async (request, reply) =>
+      reply.code(201).send(await createReport(ctx.db, principalOf(request).merchantId, request.body)),
     );
     scope.get(`${API}/reports/:reportId`, { schema: { params: ReportIdParams } }, async (request) => readReport(ctx.db, principalOf(request).merchantId, request.params.reportId));
     scope.put(`${API}/reports/:reportId`, { schema: { params: ReportIdParams, body: ReportBody } }, async (request) =>
@@ -233,6 +241,23 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
 
     if (ctx.config.mode === 'sandbox') registerSandboxControls(scope, ctx, background);
   });
+}
+
+/**
+ * What the report editor offers: the catalogue's fields (without their SQL) and, per field type, the
+ * filter and aggregation operators the rules accept (reports/validate-report.ts), so the form offers
+ * only valid choices and the server stays the one judge of a definition.
+ */
+function reportCatalogue() {
+  return {
+    report_types: REPORT_TYPE_NAMES,
+    fields: FIELD_CATALOGUE.map((f) => ({ id: f.id, name: f.name, group: f.group, type: f.type, values: f.values ?? null, report_types: f.reportTypes, masked: f.masked ?? false })),
+    operators_by_type: OPERATORS_BY_TYPE,
+    aggregations_by_type: AGGREGATIONS_BY_TYPE,
+    dynamic_values: DYNAMIC_VALUES,
+    wraps: DATE_WRAPS,
+    limits: { name: REPORT_LIMITS.nameLength, folder: REPORT_LIMITS.folderLength, alias: REPORT_LIMITS.aliasLength, value: REPORT_LIMITS.valueLength, columns: REPORT_LIMITS.columns, filters: REPORT_LIMITS.filters, orderings: REPORT_LIMITS.orderings },
+  };
 }
 
 /** The page and its two assets: public, since they hold no data; the data comes from the API above. */
