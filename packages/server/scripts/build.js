@@ -10,17 +10,21 @@
 // Some modules read files next to their source (`new URL('./assets/…', import.meta.url)`). In the bundle
 // each keeps a location of its own: its path under src/, placed under dist/ (src/runtime.ts becomes
 // dist/runtime.ts, whose `../package.json` is still the server's manifest). The checkout page's assets
-// are copied to the matching place under dist/, so dist/ works without src/.
+// are copied to the matching place under dist/, and the dashboard's front end is bundled into
+// dist/dashboard/built/ (scripts/dashboard-ui.js), so dist/ works without src/ and without esbuild.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILT_SCRIPT, BUILT_STYLE, bundleDashboardUi } from './dashboard-ui.js';
 
 export const serverDir = fileURLToPath(new URL('..', import.meta.url));
 export const srcDir = join(serverDir, 'src');
 export const distDir = join(serverDir, 'dist');
 export const bundleFile = join(distDir, 'colibri.mjs');
 export const buildInfoFile = join(distDir, 'build-info.json');
+/** The dashboard's built script and style sheet (src/dashboard/assets.ts reads them from here). */
+export const dashboardBuiltDir = join(distDir, 'dashboard', 'built');
 
 /** Folders of files read at run time, copied under dist/ at the same relative place. */
 const ASSET_DIRS = ['checkout-page/assets'];
@@ -36,7 +40,8 @@ function fromServer(file) {
 }
 
 /**
- * Builds dist/colibri.mjs (with a source map beside it) and dist/build-info.json. Concurrent builds
+ * Builds dist/colibri.mjs (with a source map beside it), the dashboard's front end in
+ * dist/dashboard/built/, and dist/build-info.json. Concurrent builds
  * (several processes starting on changed sources) are safe: every file is written under a temporary
  * name and renamed into place, so a reader never sees half a file.
  * @example await buildService(); // { file: '…/dist/colibri.mjs', inputs: 260 }
@@ -44,6 +49,7 @@ function fromServer(file) {
 export async function buildService() {
   const esbuild = await import('esbuild');
   let result;
+  let dashboard;
   try {
     result = await esbuild.build({
       absWorkingDir: serverDir,
@@ -75,6 +81,7 @@ export async function buildService() {
         },
       ],
     });
+    dashboard = await bundleDashboardUi(esbuild, join(srcDir, 'dashboard', 'ui'));
   } finally {
     // esbuild's service process is not needed once the bundle is built.
     await esbuild.stop?.();
@@ -100,6 +107,13 @@ export async function buildService() {
     }
     for (const name of readdirSync(from).sort()) inputs[fromServer(join(from, name))] = fileHash(join(from, name));
   }
+  // The build's own scripts are inputs too: a changed build is a rebuild.
+  for (const file of [dashboard.inputs, fileURLToPath(import.meta.url), fileURLToPath(new URL('./dashboard-ui.js', import.meta.url))].flat()) {
+    inputs[fromServer(file)] = fileHash(file);
+  }
+  mkdirSync(dashboardBuiltDir, { recursive: true });
+  writeAtomically(join(dashboardBuiltDir, BUILT_SCRIPT), dashboard.script);
+  writeAtomically(join(dashboardBuiltDir, BUILT_STYLE), dashboard.style);
   const packages = [
     ...new Set(
       Object.values(result.metafile.outputs)

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -7,6 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { registerAccessRoutes } from './admin/access-routes';
 import { registerAdminRoutes, registerFeePlanRoute } from './admin/routes';
 import { registerStuckOperations } from './jobs/stuck-operations';
+import { LoginLimits } from './auth/login-limits';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
 import { installAuthHook } from './http/auth-hook';
@@ -16,7 +16,6 @@ import { installMetrics } from './http/metrics';
 import { installFramePolicy } from './http/frame-policy';
 import { finishOpenApi } from './http/openapi';
 import { validatorCompiler } from './http/validation';
-import { ApiError } from './http/errors';
 import { installRequestBounds, trackRouteMethods } from './http/request-bounds';
 import { installSecurityHeaders, securityHeadersFor } from './http/security-headers';
 import { installCallbackTargetCheck } from './webhooks/callback-targets';
@@ -119,12 +118,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     });
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, logLevel: 'warn' });
   });
-  await app.register(rateLimit, {
-    global: false,
-    // A limit reached is a 429 in the standard body, with Retry-After in whole seconds.
-    errorResponseBuilder: (_request, context) =>
-      new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) }),
-  });
 
   installErrorHandler(app, ctx, allowedMethods);
   installAuthHook(app, ctx);
@@ -134,7 +127,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   const registry = installMetrics(app, ctx);
   registerSystemRoutes(app, ctx, registry);
-  await registerAuthRoutes(app, ctx);
+  // One set of login counters for both doors that take an API key and secret.
+  const logins = new LoginLimits(ctx);
+  await registerAuthRoutes(app, ctx, logins);
   registerMeRoute(app, ctx);
   registerMerchantRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
@@ -153,7 +148,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerWebhookRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
-  await registerDashboardRoutes(app, ctx, options.background);
+  await registerDashboardRoutes(app, ctx, { background: options.background, logins });
 
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
   return app;

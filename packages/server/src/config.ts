@@ -80,6 +80,8 @@ export interface LimitSettings {
   readonly authFailureWindowSeconds: number;
   /** Successful `POST /auth` calls allowed per API key and minute: a ceiling against runaway clients. */
   readonly authSuccessesPerKeyPerMinute: number;
+  /** Card attempts of the hosted checkout page (`POST /pay/<id>/card`, `…/debit`, `…/debit/complete`) per minute from one address. */
+  readonly payCardAttemptsPerAddressPerMinute: number;
   /** `POST /3ds/authentications` calls allowed per minute from one address, and for one contract. */
   readonly threeDsPerAddressPerMinute: number;
   readonly threeDsPerContractPerMinute: number;
@@ -244,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailuresPerAddress: read.integer('COLIBRI_AUTH_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
       authFailureWindowSeconds: read.integer('COLIBRI_AUTH_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
       authSuccessesPerKeyPerMinute: read.integer('COLIBRI_AUTH_SUCCESSES_PER_KEY', 6_000, 1, 10_000_000),
+      payCardAttemptsPerAddressPerMinute: read.integer('COLIBRI_PAY_CARD_LIMIT_PER_ADDRESS', 30, 1, 1_000_000),
       threeDsPerAddressPerMinute: read.integer('COLIBRI_3DS_LIMIT_PER_ADDRESS', 30, 1, 1_000_000),
       threeDsPerContractPerMinute: read.integer('COLIBRI_3DS_LIMIT_PER_CONTRACT', 600, 1, 10_000_000),
     },

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
@@ -7,8 +6,10 @@ import { openDatabase } from '../src/db/database';
 import { buildContext } from '../src/runtime';
 import { AccessList, ACCESS_MAX_AGE_MS } from '../src/auth/access-list';
 import { parseSigningKeys, TokenService, TOKEN_TTL_SECONDS } from '../src/auth/tokens';
+import { generate } from './checkout-fixtures';
 import { VALID_CPF } from './fixtures';
 import { describeEachEngine, ENGINES, startTestService, type TestService } from './harness';
+import { postFrom as postFromAddress } from './processes';
 
 /**
  * Secrets at rest, token key rotation, revocation and secret rotation (docs/security.md), each
@@ -24,23 +25,21 @@ function headerOf(token: string): Record<string, unknown> {
 
 const admin = (service: TestService) => ({ authorization: `Bearer ${service.ctx.adminToken}` });
 
-/**
- * `POST /auth` from a given loopback address (127.0.0.0/8 all reach the service), so the limits see
- * different client addresses over real sockets, without any proxy header.
- */
-async function login(service: TestService | string, apiKey: string, apiSecret: string, localAddress = '127.0.0.1'): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
-  const url = new URL('/auth', typeof service === 'string' ? service : service.baseUrl);
-  const payload = JSON.stringify({ apiKey, apiSecret });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text), headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+type Answer = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
+
+/** A JSON POST from a given loopback address, so the limits see different client addresses (processes.ts). */
+function postFrom(base: TestService | string, path: string, body: unknown, localAddress: string): Promise<Answer> {
+  return postFromAddress(typeof base === 'string' ? base : base.baseUrl, path, body, localAddress);
+}
+
+/** `POST /auth` from a given loopback address. */
+function login(service: TestService | string, apiKey: string, apiSecret: string, localAddress = '127.0.0.1'): Promise<Answer> {
+  return postFrom(service, '/auth', { apiKey, apiSecret }, localAddress);
+}
+
+/** The dashboard's sign-in from a given loopback address. */
+function dashboardSignIn(service: TestService | string, apiKey: string, apiSecret: string, localAddress: string): Promise<Answer> {
+  return postFrom(service, '/dashboard/api/session', { apiKey, apiSecret }, localAddress);
 }
 
 describeEachEngine('token signing keys', (service) => {
@@ -242,6 +241,22 @@ describeEachEngine(
       expect((await login(service(), m.api_key, m.api_secret, '127.0.31.1')).status).toBe(200);
     });
 
+    it("counts the dashboard's sign-in failures with those of POST /auth, and not its successes", async () => {
+      const m = await service().merchant();
+      for (let i = 0; i < 12; i += 1) expect((await dashboardSignIn(service(), m.api_key, m.api_secret, '127.0.50.1')).status).toBe(200);
+      expect((await dashboardSignIn(service(), m.api_key, 'wrong', '127.0.50.1')).status).toBe(401);
+      expect((await login(service(), m.api_key, 'wrong', '127.0.50.1')).status).toBe(401);
+      expect((await dashboardSignIn(service(), m.api_key, 'wrong', '127.0.50.1')).status).toBe(401);
+      // Three failures for the key at this address, through either door: both refuse it now.
+      const limited = await dashboardSignIn(service(), m.api_key, m.api_secret, '127.0.50.1');
+      expect(limited.status).toBe(429);
+      expect(limited.body.errors).toEqual([{ code: '00.00.0006', description: expect.any(String) }]);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(limited.headers['set-cookie']).toBeUndefined();
+      expect((await login(service(), m.api_key, m.api_secret, '127.0.50.1')).status).toBe(429);
+      expect((await dashboardSignIn(service(), m.api_key, m.api_secret, '127.0.51.1')).status).toBe(200);
+    });
+
     it('has a ceiling for successes per key', async () => {
       const m = await service().merchant();
       const statuses: number[] = [];
@@ -260,12 +275,12 @@ describeEachEngine(
   },
 );
 
-const LIMIT_ENV = { COLIBRI_AUTH_FAILURES_PER_KEY_AND_ADDRESS: '3' };
+const LIMIT_ENV = { COLIBRI_AUTH_FAILURES_PER_KEY_AND_ADDRESS: '3', COLIBRI_PAY_CARD_LIMIT_PER_ADDRESS: '4' };
 
 // The PostgreSQL store is what makes the limits hold across processes; PGlite serves one process.
 if (ENGINES.includes('postgres')) {
-  describe('POST /auth login limits across processes [postgres]', () => {
-    it('counts failures made through one process in another', async () => {
+  describe('sign-in and card limits across processes [postgres]', () => {
+    it('counts failures and card attempts made through one process in another', async () => {
       const first = await startTestService('postgres', { env: LIMIT_ENV });
       try {
         const url = first.database.url;
@@ -281,6 +296,21 @@ if (ENGINES.includes('postgres')) {
           for (let i = 0; i < 3; i += 1) expect((await login(first, m.api_key, 'wrong', '127.0.60.1')).status).toBe(401);
           expect((await login(`http://127.0.0.1:${address.port}`, m.api_key, m.api_secret, '127.0.60.1')).status).toBe(429);
           expect((await login(`http://127.0.0.1:${address.port}`, m.api_key, m.api_secret, '127.0.60.2')).status).toBe(200);
+
+          // The dashboard's sign-in, alternating between the two processes.
+          const other = `http://127.0.0.1:${address.port}`;
+          const statuses: number[] = [];
+          for (let i = 0; i < 4; i += 1) statuses.push((await dashboardSignIn(i % 2 === 0 ? first : other, m.api_key, 'wrong', '127.0.61.1')).status);
+          expect(statuses).toEqual([401, 401, 401, 429]);
+
+          // The hosted page's card attempts: two through each process, the fifth refused by either.
+          const checkout = await generate(first, m, { method: 'CREDITCARD' });
+          const card = (base: TestService | string) => postFrom(base, `/pay/${checkout.checkout_id}/card`, { number: 'x' }, '127.0.62.1');
+          const cards = [await card(first), await card(other), await card(first), await card(other)].map((r) => r.status);
+          expect(cards).toEqual([400, 400, 400, 400]);
+          expect((await card(first)).status).toBe(429);
+          expect((await card(other)).status).toBe(429);
+          expect((await postFrom(other, `/pay/${checkout.checkout_id}/card`, { number: 'x' }, '127.0.62.2')).status).toBe(400);
         } finally {
           await second.close();
           await handle.close();

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { PAYOUT_EXAMPLES } from '../src/payouts/validation/examples';
@@ -60,8 +60,11 @@ async function signIn(page: Page, signInLabel: RegExp): Promise<void> {
   await page.locator('header .merchant').waitFor();
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+/** The whole page, the window only (`'window'`), or one part of it. */
+async function shot(page: Page, name: string, part?: Locator | 'window'): Promise<void> {
+  const path = new URL(`${name}.png`, SHOTS).pathname;
+  if (part === undefined || part === 'window') await page.screenshot({ path, fullPage: part === undefined });
+  else await part.screenshot({ path });
 }
 
 /**
@@ -74,6 +77,14 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
     const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
     const result = await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+/** The error text a control is described by while it is marked invalid, or null. */
+function describedError(control: Locator): Promise<string | null> {
+  return control.evaluate((element) => {
+    const id = element.getAttribute('aria-describedby');
+    return element.getAttribute('aria-invalid') === 'true' && id ? (document.getElementById(id)?.textContent ?? null) : null;
   });
 }
 
@@ -176,7 +187,7 @@ describe('merchant dashboard in chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('lists checkouts, subscriptions with their charges and payouts, and edits and exports a report with progress', async () => {
+  it('lists checkouts, subscriptions with their charges and payouts, edits a report in its form with errors at their fields, and exports it with progress', async () => {
     const checkout = await generate(service, merchant, { amount: '49.90', referenceId: 'carrinho-55' });
     const ids = await customerWithCard(service, merchant);
     const today = (await service.get('/sandbox/clock', { token: merchant.token })).body.now.slice(0, 10);
@@ -209,27 +220,63 @@ describe('merchant dashboard in chromium', () => {
     await page.locator('tbody tr a').first().click();
     await page.getByText(payouts.body.payoutTransactionResponses[0].tx_id).waitFor();
 
+    // The report editor: a form over the definition, its errors next to their fields.
     await nav.getByRole('link', { name: 'Reports' }).click();
-    await page.locator('tbody tr a').first().click();
-    const editor = page.locator('#report-definition');
-    await expect.poll(() => editor.inputValue()).toContain('"report_type"');
-    const report = JSON.parse(await editor.inputValue());
-    await editor.fill(JSON.stringify({ ...report, name: 'Vendas do dia', enable: true }, null, 2));
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('link', { name: 'Pay-ins of the last 7 days' }).click();
+    const form = page.locator('form.report-form');
+    const name = form.getByLabel('Name', { exact: true });
+    await expect.poll(() => name.inputValue()).toBe('Pay-ins of the last 7 days');
+    const reportId = Number(/#\/reports\/(\d+)/.exec(page.url())?.[1]);
+    const columns = await service.get(`/reports/myreports/report/${reportId}`, { token: merchant.token });
+    expect(await form.locator('fieldset.item', { has: page.locator('legend', { hasText: /^Column \d+$/ }) }).count()).toBe(columns.body.fields.length);
+    expect(await page.getByRole('group', { name: 'Column 1', exact: true }).getByLabel('Column name').inputValue()).toBe('Payment token');
+    await name.fill('Vendas do dia');
+
+    // A column name used twice is caught before anything is sent.
+    const second = page.getByRole('group', { name: 'Column 2', exact: true }).getByLabel('Column name');
+    await second.fill('Payment token');
+    await form.getByRole('button', { name: 'Save' }).click();
+    expect(await describedError(second)).toBe('Another column has this name; each column needs its own.');
+    await page.getByRole('alert').getByText('The report was not saved: 1 field needs attention.').waitFor();
+    expect((await service.get(`/reports/myreports/report/${reportId}`, { token: merchant.token })).body.name).toBe('Pay-ins of the last 7 days');
+    await second.fill('Reference');
+
+    // A filter whose value the server refuses: the message is placed on the value, in words for its type.
+    await form.getByRole('button', { name: 'Add a filter' }).click();
+    const filter = page.getByRole('group', { name: 'Filter 2', exact: true });
+    await filter.getByLabel('Field').selectOption({ label: 'amount' });
+    await filter.getByLabel('Condition').selectOption({ label: 'at least' });
+    const value = filter.getByLabel(/^Value/);
+    await value.fill('10,00');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => describedError(value)).toBe('Enter an amount with at most 2 decimals, such as 100 or 100.50.');
+    await page.getByRole('alert').getByText('Filter 2, Value').waitFor();
+    await shot(page, 'report-errors', 'window');
+    await shot(page, 'report-filter-error', filter);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await value.fill('10.00');
+    await form.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
-    const stored = await service.get(`/reports/myreports/report/${report.id}`, { token: merchant.token });
+    expect(await describedError(value)).toBeNull();
+    const stored = await service.get(`/reports/myreports/report/${reportId}`, { token: merchant.token });
     expect(stored.body.name).toBe('Vendas do dia');
+    expect(stored.body.fields[1].alias).toBe('Reference');
+    expect(stored.body.filters.map((f: any) => [f.field.id, f.filter_operator, f.value, f.dynamic_filter])).toEqual([
+      [7, '=', 'LAST_7_DAYS', true],
+      [33, '>=', '10.00', false],
+    ]);
 
     await page.getByRole('button', { name: 'Export CSV' }).click();
     await page.getByText(/Export ready \(\d+\.\d KiB\)/).waitFor();
     const link = page.getByRole('link', { name: /Download report-\d+\.csv/ });
     expect(await link.getAttribute('href')).toMatch(/^blob:/);
-    await shot(page, 'report');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot(page, 'report', 'window');
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
 
-  it('works on a 390 px phone in Portuguese: no sideways scrolling, the menu opens, the sandbox controls act', async () => {
+  it('works on a 390 px phone in Portuguese: no sideways scrolling, the menu opens, the sandbox controls act, a report is created with its errors in Portuguese', async () => {
     const page = await open({ width: 390, height: 844 }, 'pt-BR');
     expect(await page.locator('html').getAttribute('lang')).toBe('pt-BR');
     await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
@@ -270,6 +317,53 @@ describe('merchant dashboard in chromium', () => {
     expect((await widths()).scroll).toBeLessThanOrEqual(390);
     await shot(page, 'phone-sandbox');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // A new report in Portuguese: the form's own checks, then the server's, each at its field.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await nav.getByRole('link', { name: 'Relatórios' }).click();
+    await page.getByRole('link', { name: /Novo relatório/ }).click();
+    const form = page.locator('form.report-form');
+    await form.getByRole('button', { name: 'Criar' }).click();
+    const name = form.getByLabel('Nome', { exact: true });
+    const first = page.getByRole('group', { name: 'Coluna 1', exact: true });
+    expect(await describedError(name)).toBe('Obrigatório.');
+    expect(await describedError(first.getByLabel('Campo', { exact: true }))).toBe('Obrigatório.');
+    expect(await describedError(first.getByLabel('Nome da coluna'))).toBe('Obrigatório.');
+    await page.getByRole('alert').getByText('O relatório não foi salvo: 3 campos precisam de atenção.').waitFor();
+
+    await name.fill('Volume por status');
+    await first.getByLabel('Campo', { exact: true }).selectOption({ label: 'transaction_status' });
+    expect(await first.getByLabel('Nome da coluna').inputValue()).toBe('transaction_status');
+    await form.getByRole('button', { name: 'Adicionar coluna' }).click();
+    const second = page.getByRole('group', { name: 'Coluna 2', exact: true });
+    await second.getByLabel('Campo', { exact: true }).selectOption({ label: 'amount' });
+    await second.getByLabel('Agregação').selectOption({ label: 'Soma' });
+    const grouping = page.getByRole('group', { name: 'Agrupar linhas por', exact: true });
+    await grouping.getByLabel('transaction_status').check();
+    await form.getByRole('button', { name: 'Criar' }).click();
+    // A total of amounts needs its currency among the grouped columns: the server says so, in Portuguese, at the amount.
+    await expect.poll(() => describedError(second.getByLabel('Campo', { exact: true }))).toBe('Um total de valores precisa da coluna de moeda entre as colunas do agrupamento.');
+    expect(await describedError(name)).toBeNull();
+    expect((await widths()).scroll).toBeLessThanOrEqual(390);
+    await shot(page, 'phone-report-errors', 'window');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await form.getByRole('button', { name: 'Adicionar coluna' }).click();
+    const third = page.getByRole('group', { name: 'Coluna 3', exact: true });
+    await third.getByLabel('Campo', { exact: true }).selectOption({ label: 'currency' });
+    await grouping.getByLabel('currency').check();
+    await form.getByRole('button', { name: 'Criar' }).click();
+    await page.getByText('Relatório criado.').waitFor();
+    const id = Number(/#\/reports\/(\d+)/.exec(page.url())?.[1]);
+    const created = await service.get(`/reports/myreports/report/${id}`, { token: merchant.token });
+    expect(created.body.name).toBe('Volume por status');
+    expect(created.body.fields.map((f: any) => [f.field.id, f.alias, f.aggregation_operator])).toEqual([
+      [1, 'transaction_status', null],
+      [33, 'amount', 'SUM'],
+      [34, 'currency', null],
+    ]);
+    expect(created.body.group_by).toEqual(['transaction_status', 'currency']);
+    expect((await widths()).scroll).toBeLessThanOrEqual(390);
     expect(problems).toEqual([]);
   });
 });

@@ -219,6 +219,51 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().post(`/dashboard/api/payments/${first}/refund`, {}, as(other))).status).toBe(404);
   });
 
+  it('gives the report editor its choices, creates a report and answers a bad definition with field paths', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const catalogue = await service().get('/dashboard/api/report-fields', as(browser));
+    expect(catalogue.status).toBe(200);
+    expect(catalogue.body.report_types).toEqual(['MERCHANT', 'PAYIN']);
+    const amount = catalogue.body.fields.find((f: any) => f.name === 'amount');
+    expect(amount).toMatchObject({ id: 33, type: 'money', masked: false, report_types: ['MERCHANT', 'PAYIN'] });
+    expect(catalogue.body.fields.find((f: any) => f.name === 'tax_id').masked).toBe(true);
+    expect(catalogue.body.operators_by_type.money).toContain('>=');
+    expect(catalogue.body.aggregations_by_type.string).toEqual(['COUNT']);
+    expect(JSON.stringify(catalogue.body)).not.toMatch(/select|amount_minor/i);
+
+    const definition = {
+      name: 'Pagos por método',
+      folder: '',
+      report_type: 'PAYIN',
+      enable: true,
+      fields: [
+        { field: { id: 4 }, position: 1, alias: 'Método' },
+        { field: { id: 2 }, position: 2, alias: 'Pagamentos', aggregation_operator: 'COUNT' },
+      ],
+      filters: [{ field: { id: 1 }, position: 1, filter_operator: '=', value: 'PAID', logical_operator: 'AND', dynamic_filter: false }],
+      group_by: ['Método'],
+      order_by: [],
+    };
+    const bad = await service().post(
+      '/dashboard/api/reports',
+      { ...definition, filters: [{ ...definition.filters[0], field: { id: 33 }, filter_operator: '>=', value: '10,00' }] },
+      as(browser),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ code: '05.01.0004', description: expect.stringMatching(/^filters\[0\]\.value: /) }]);
+    // The CSRF token is needed to create, as for every change.
+    expect((await service().post('/dashboard/api/reports', definition, { headers: { cookie: browser.cookie } })).status).toBe(403);
+
+    const created = await service().post('/dashboard/api/reports', definition, as(browser));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Pagos por método', report_type: 'PAYIN', group_by: ['Método'] });
+    const listed = await service().get(`/reports/myreports/report/${created.body.id}`, { token: merchant.token });
+    expect(listed.body.fields.map((f: any) => f.alias)).toEqual(['Método', 'Pagamentos']);
+    const other = await signIn(service(), await service().merchant());
+    expect((await service().get(`/dashboard/api/reports/${created.body.id}`, as(other))).status).toBe(404);
+  });
+
   it('serves the page with a strict CSP, no inline script, and hashed assets', async () => {
     const page = await service().get('/dashboard', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
     expect(page.status).toBe(200);

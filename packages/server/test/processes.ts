@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** The `colibri` command, as `npm start` runs it. */
@@ -69,4 +70,23 @@ export async function api(base: string, method: string, route: string, body?: un
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any, text, headers: response.headers };
+}
+
+/**
+ * A JSON POST sent from a given loopback address (127.0.0.0/8 all reach a service on this machine), so
+ * per-address limits see distinct clients over real sockets, without any proxy header.
+ * @example const answer = await postFrom(base, '/auth', { apiKey, apiSecret }, '127.0.80.1');
+ */
+export function postFrom(baseUrl: string, path: string, body: unknown, localAddress: string): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, baseUrl), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text.startsWith('{') ? JSON.parse(text) : text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

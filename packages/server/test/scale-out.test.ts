@@ -7,14 +7,16 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { createTestDatabase, type TestDatabase } from './harness';
-import { spawnColibri, stopChildren, waitForOutput, type Child } from './processes';
+import { postFrom, spawnColibri, stopChildren, waitForOutput, type Child } from './processes';
 
 /**
  * Scale-out as docs/operations.md describes it: two API processes (COLIBRI_WORKERS=off) and two
  * `colibri worker` processes on one PostgreSQL, behind HAProxy (Debian's package; .ci/run installs it).
  * Clients send card payments through the load balancer with an Idempotency-Key and retry what fails;
  * one API process and one worker are killed with SIGKILL under that load. Every payment must exist
- * exactly once, settle, and have its callback delivered.
+ * exactly once, settle, and have its callback delivered. Before the load, the limits are checked to be
+ * shared: failed sign-ins and card attempts from one address, spread over both API processes, are
+ * refused at the configured limit, not at twice it.
  */
 
 const scaleOut = process.env.TEST_DATABASE_URL ? it : it.skip;
@@ -77,6 +79,43 @@ function startHaproxy(port: number, backends: readonly number[]): ChildProcess {
   return spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
+const SIGN_IN_LIMIT = 6;
+const CARD_LIMIT = 4;
+
+/**
+ * The limits count in PostgreSQL, so each holds across processes. Requests go straight to each API
+ * process in turn from one address (an address of their own, not the load balancer's, which the
+ * processes do not take as a proxy's), then through HAProxy, whose X-Forwarded-For names the client.
+ */
+async function checkSharedLimits(apiPorts: readonly number[], balancer: string, headers: Record<string, string>, contractId: string): Promise<void> {
+  const api = (i: number) => `http://127.0.0.1:${apiPorts[i % apiPorts.length]}`;
+  const refusedAt = async (send: (i: number) => Promise<number>): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let i = 0; i < SIGN_IN_LIMIT + 2; i += 1) statuses.push(await send(i));
+    return statuses;
+  };
+  const failures = [...Array<number>(SIGN_IN_LIMIT).fill(401), 429, 429];
+  // Sign-in failures from one address, whatever the key, alternating between the processes and
+  // between POST /auth and the dashboard's sign-in, which count together.
+  const direct = await refusedAt(async (i) => (await postFrom(api(i), i % 4 < 2 ? '/auth' : '/dashboard/api/session', { apiKey: `ck_guess_${i}`, apiSecret: 'x' }, '127.0.80.1')).status);
+  expect(direct).toEqual(failures);
+  // Through the load balancer (round robin over both processes), the client's own address counts.
+  const balanced = await refusedAt(async (i) => (await postFrom(balancer, '/auth', { apiKey: `ck_guess_${i}`, apiSecret: 'x' }, '127.0.80.2')).status);
+  expect(balanced).toEqual(failures);
+
+  // Card attempts on the hosted page: the limit's worth alternating between the processes, then refused by both.
+  const generated = await fetch(`${balancer}/checkout/generate`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ contractId, amount: '10.00', asset: 'BRL', referenceId: 'limits', method: 'CREDITCARD' }),
+  });
+  const checkout = (await generated.json()) as { checkout_id: string };
+  expect(generated.status, JSON.stringify(checkout)).toBe(200);
+  const cards: number[] = [];
+  for (let i = 0; i < CARD_LIMIT + 2; i += 1) cards.push((await postFrom(api(i), `/pay/${checkout.checkout_id}/card`, { number: 'x' }, '127.0.80.3')).status);
+  expect(cards).toEqual([...Array<number>(CARD_LIMIT).fill(400), 429, 429]);
+}
+
 scaleOut(
   '[postgres] two API processes and two workers behind HAProxy lose and duplicate no payment when one of each is killed',
   async () => {
@@ -92,6 +131,8 @@ scaleOut(
       COLIBRI_CALLBACK_RETRY_BASE_MS: '200',
       COLIBRI_SANDBOX_DELAY_MS: '50',
       COLIBRI_TRUST_PROXY: '127.0.0.1',
+      COLIBRI_AUTH_FAILURES_PER_ADDRESS: String(SIGN_IN_LIMIT),
+      COLIBRI_PAY_CARD_LIMIT_PER_ADDRESS: String(CARD_LIMIT),
     };
     const apiPorts = [await freePort(), await freePort()];
     const apis = apiPorts.map((port) => spawnColibri('serve', { ...env, PORT: String(port), COLIBRI_WORKERS: 'off' }));
@@ -122,6 +163,7 @@ scaleOut(
       token: string;
     };
     const headers = { 'x-auth-token': auth.token };
+    await checkSharedLimits(apiPorts, base, headers, merchant.contract_id);
     const person = await post('/checkout/person', { name: 'Maria Silva', email: 'maria@example.com', tax_id: '529.982.247-25', tax_id_type: 'CPF' }, headers);
     const card = await post(
       '/checkout/card',

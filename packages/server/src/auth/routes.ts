@@ -2,10 +2,9 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { principalOf, type App, type AppContext } from '../context';
-import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
-import { consumeOrRefuse, limiterKey, refuseIfSpent, sharedLimiter, SWEEPER_NAME } from '../lib/shared-limiter';
 import { Authenticator } from './authenticate';
+import type { LoginLimits } from './login-limits';
 import { rotateApiSecret } from './rotate-secret';
 import { UserResourceSchema } from './user-resource';
 
@@ -40,14 +39,10 @@ const RotatedSecret = Type.Object(
  * refused for succeeding, and another address's failures never lock the key's owner out: API secrets
  * are 256-bit random values, so guessing one is hopeless and the per-address counters only keep a
  * prober busy. Successes have a high ceiling of their own against runaway clients. The counters are
- * shared by every process of the database (lib/shared-limiter.ts).
+ * shared by every process of the database and with the dashboard's sign-in (auth/login-limits.ts).
  */
-export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function registerAuthRoutes(app: App, ctx: AppContext, logins: LoginLimits): Promise<void> {
   const authenticator = new Authenticator(ctx.db);
-  const limits = ctx.config.limits;
-  const failuresPerKeyAndAddress = sharedLimiter(ctx.db, ctx.engine, { name: 'auth-fail-ka', points: limits.authFailuresPerKeyAndAddress, windowSeconds: limits.authFailureWindowSeconds });
-  const failuresPerAddress = sharedLimiter(ctx.db, ctx.engine, { name: SWEEPER_NAME, points: limits.authFailuresPerAddress, windowSeconds: limits.authFailureWindowSeconds });
-  const successesPerKey = sharedLimiter(ctx.db, ctx.engine, { name: 'auth-ok-key', points: limits.authSuccessesPerKeyPerMinute, windowSeconds: 60 });
 
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 8192 });
@@ -70,15 +65,7 @@ export async function registerAuthRoutes(app: App, ctx: AppContext): Promise<voi
       },
       async (request) => {
         const { apiKey, apiSecret } = request.body as { apiKey: string; apiSecret: string };
-        const keyAndAddress = limiterKey(apiKey, request.ip);
-        const address = limiterKey(request.ip);
-        await Promise.all([refuseIfSpent(failuresPerAddress, address), refuseIfSpent(failuresPerKeyAndAddress, keyAndAddress)]);
-        const user = await authenticator.authenticate(apiKey, apiSecret);
-        if (!user) {
-          await Promise.all([failuresPerAddress.penalty(address), failuresPerKeyAndAddress.penalty(keyAndAddress)]);
-          throw new ApiError('ACCESS_DENIED');
-        }
-        await consumeOrRefuse(successesPerKey, limiterKey(apiKey));
+        const user = await logins.signIn(authenticator, apiKey, apiSecret, request.ip);
         const token = await ctx.tokens.issue({ userId: user.id, merchantId: user.merchant_id });
         return { token, user, version: ctx.version };
       },

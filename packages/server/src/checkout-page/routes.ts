@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { merchantNow } from '../clock/merchant-clock';
 import type { App, AppContext } from '../context';
 import { loadCheckout } from '../checkout/get-checkout';
@@ -9,6 +9,7 @@ import { completeDebitAttempt, startDebitAttempt, type DebitAnswer } from '../ch
 import { startCodeAttempt } from '../checkout/start-attempt';
 import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
 import { errorResponses } from '../http/schema-kit';
+import { consumeOrRefuse, limiterKey, sharedLimiter } from '../lib/shared-limiter';
 import { PAGE_CSP, pageAssets } from './assets';
 import { buildPage, pageVersion } from './build-page';
 import { renderPage } from './render-page';
@@ -43,6 +44,11 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
  */
 export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   const { script, style } = pageAssets();
+  // A public endpoint that takes cards is what card testers look for: the page's card, debit and
+  // debit-completion calls share one counter per client address, kept in the database so that every
+  // process of the service counts the same attempts (lib/shared-limiter.ts).
+  const cardAttempts = sharedLimiter(ctx.db, ctx.engine, { name: 'pay-card-addr', points: ctx.config.limits.payCardAttemptsPerAddressPerMinute, windowSeconds: 60 });
+  const limitCardAttempts = async (request: FastifyRequest) => consumeOrRefuse(cardAttempts, limiterKey(request.ip));
   for (const asset of [script, style]) {
     app.get(asset.path, { config: PUBLIC, schema: { hide: true } }, async (_request, reply) =>
       reply.type(asset.contentType).header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').send(asset.body),
@@ -127,7 +133,8 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/debit',
     {
-      config: { ...PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } },
+      config: PUBLIC,
+      onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay a checkout session by debit card with 3DS (the page debit form)',
         description:
@@ -144,7 +151,8 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/debit/complete',
     {
-      config: { ...PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } },
+      config: PUBLIC,
+      onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay with the debit card authenticated by the challenge inside the page',
         tags: ['Checkout page'],
@@ -158,8 +166,8 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/card',
     {
-      // A public endpoint that verifies cards is what card testers look for: bound it per address.
-      config: { ...PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } },
+      config: PUBLIC,
+      onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay a checkout session by card (the page card form)',
         description: 'Creates the person and card (verified with the processor) and the card payment; the outcome follows on the status endpoint.',

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type * as Esbuild from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { BUILT_SCRIPT, BUILT_STYLE, bundleDashboardUi } from '../../scripts/dashboard-ui.js';
 import { loadClientBundle } from '../three-ds/client-bundle';
 
 /** One served file: its content-addressed path, body, type and Subresource Integrity hash. */
@@ -40,45 +42,60 @@ function asset(name: string, extension: string, body: string, contentType: strin
 
 let loading: Promise<DashboardAssets> | undefined;
 
+/** Where `npm run build` puts the script and style sheet: dist/dashboard/built/ in the built service. */
+const BUILT = new URL('./built/', import.meta.url);
+
 /**
- * The dashboard's script and style sheet, built once per process and kept in memory. The script is
- * bundled from ui/ with esbuild (Preact, htm and Chart.js included), like the 3DS library, so a fresh
- * clone serves the current dashboard with no build step.
+ * The dashboard's script and style sheet, read once per process and kept in memory. The built service
+ * (dist/) serves the files that `npm run build` bundled (scripts/dashboard-ui.js), so it needs no
+ * esbuild at run time. Run from the sources, where there is no such folder, they are bundled from ui/
+ * once at start with the same function (esbuild being a development dependency, present there).
  * @example const { script, style } = await loadDashboardAssets();
  */
 export function loadDashboardAssets(): Promise<DashboardAssets> {
-  loading ??= build().catch((error: unknown) => {
-    // A failed build is not cached, so the next request tries again.
+  loading ??= load().catch((error: unknown) => {
+    // A failed load is not cached, so the next request tries again.
     loading = undefined;
     throw error;
   });
   return loading;
 }
 
-async function build(): Promise<DashboardAssets> {
+async function load(): Promise<DashboardAssets> {
+  const { script, style } = (await readBuilt()) ?? (await bundleFromSources());
+  return {
+    script: asset('dashboard', 'js', script, 'text/javascript; charset=utf-8'),
+    style: asset('dashboard', 'css', style, 'text/css; charset=utf-8'),
+  };
+}
+
+/** The files of `npm run build`, or undefined where there are none (running from the sources). */
+async function readBuilt(): Promise<{ script: string; style: string } | undefined> {
+  try {
+    const [script, style] = await Promise.all([readFile(new URL(BUILT_SCRIPT, BUILT), 'utf8'), readFile(new URL(BUILT_STYLE, BUILT), 'utf8')]);
+    return { script, style };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function bundleFromSources(): Promise<{ script: string; style: string }> {
   // Both builds share esbuild's one service process, and the 3DS build stops it when done, which
   // would cut off a build of ours still running: ours starts after it.
   await loadClientBundle().catch(() => undefined);
-  const { build: esbuild, stop } = await import('esbuild');
-  // esbuild's service process would otherwise stay for the life of the service.
-  const result = await esbuild({
-    entryPoints: [fileURLToPath(new URL('./ui/main.ts', import.meta.url))],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    // Chart.js ships ES2022 (class fields); browsers of the last three years run it as is.
-    target: ['es2022', 'chrome100', 'firefox100', 'safari15.4'],
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
-  }).finally(() => stop());
-  const code = result.outputFiles[0]?.text;
-  if (!code) throw new Error('esbuild produced no output for the dashboard');
-  const css = await readFile(new URL('./ui/dashboard.css', import.meta.url), 'utf8');
-  return {
-    script: asset('dashboard', 'js', code, 'text/javascript; charset=utf-8'),
-    style: asset('dashboard', 'css', css, 'text/css; charset=utf-8'),
-  };
+  let esbuild: typeof Esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch (error) {
+    throw new Error(`The dashboard is not built (no ${fileURLToPath(BUILT)}) and esbuild is not installed (${String(error)}): run \`npm run build\``, { cause: error });
+  }
+  try {
+    return await bundleDashboardUi(esbuild, fileURLToPath(new URL('./ui/', import.meta.url)));
+  } finally {
+    // esbuild's service process would otherwise stay for the life of the service.
+    await esbuild.stop();
+  }
 }
 
 /** The HTML shell: no inline script or style; the bundle renders everything into `#app`. */

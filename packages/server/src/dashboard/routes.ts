@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Authenticator } from '../auth/authenticate';
+import type { LoginLimits } from '../auth/login-limits';
 import { payPayment } from '../checkout/pay-payment';
 import { getCheckout } from '../checkout/get-checkout';
 import { CHECKOUT_STATUSES } from '../checkout/states';
@@ -19,9 +20,12 @@ import { getPayout } from '../payouts/get-payout';
 import { PAYOUT_STATUSES } from '../payouts/states';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
 import { requestRefund } from '../refunds/request-refund';
+import { createReport } from '../reports/create-report';
 import { exportReport } from '../reports/export-report';
+import { AGGREGATIONS_BY_TYPE, FIELD_CATALOGUE, OPERATORS_BY_TYPE } from '../reports/field-catalogue';
 import { listReports } from '../reports/list-reports';
 import { readReport } from '../reports/read-report';
+import { DATE_WRAPS, DYNAMIC_VALUES, REPORT_LIMITS, REPORT_TYPE_NAMES } from '../reports/report-definition';
 import { ReportBody, ReportIdParams } from '../reports/schemas';
 import { updateReport } from '../reports/update-report';
 import { setProcessorFault } from '../sandbox/processor-faults';
@@ -63,12 +67,13 @@ const Amount = Type.Number({ exclusiveMinimum: 0, description: 'decimal amount, 
  * session, and every change also needs the session's CSRF token in `X-CSRF-Token` and, when the
  * browser sends one, an `Origin` of this service. Actions call the same domain verbs as the API
  * (requestRefund, capturePayment, retryEvent, …), so the rules are the API's.
- * @example await registerDashboardRoutes(app, ctx, background);
+ * Sign-in counts in the same limits as `POST /auth` (auth/login-limits.ts), shared by every process.
+ * @example await registerDashboardRoutes(app, ctx, { background, logins });
  */
-export async function registerDashboardRoutes(app: App, ctx: AppContext, background: Background | undefined): Promise<void> {
+export async function registerDashboardRoutes(app: App, ctx: AppContext, options: { background: Background | undefined; logins: LoginLimits }): Promise<void> {
+  const { background, logins } = options;
   const authenticator = new Authenticator(ctx.db);
   const sessions = new WeakMap<FastifyRequest, DashboardSession>();
-  const limitSignIn = app.createRateLimit({ max: ctx.config.limits.authFailuresPerAddress, timeWindow: 60_000, keyGenerator: (request) => `dashboard:${request.ip}` });
   // Build the bundle while the service starts, so the first visit does not wait for it.
   loadDashboardAssets().catch((error: unknown) => app.log.error({ err: error }, 'the dashboard could not be built'));
 
@@ -110,18 +115,13 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, backgro
       `${API}/session`,
       {
         config: { dashboardOpen: true },
-        onRequest: async (request) => {
-          checkOrigin(request);
-          const result = await limitSignIn(request);
-          if (!result.isAllowed && result.isExceeded) throw new ApiError('RATE_LIMITED', undefined, { retryAfterSeconds: Math.max(1, result.ttlInSeconds) });
-        },
+        onRequest: async (request) => checkOrigin(request),
         schema: {
           body: Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 200 }), apiSecret: Type.String({ minLength: 1, maxLength: 200 }) }),
         },
       },
       async (request, reply) => {
-        const user = await authenticator.authenticate(request.body.apiKey, request.body.apiSecret);
-        if (!user) throw new ApiError('ACCESS_DENIED');
+        const user = await logins.signIn(authenticator, request.body.apiKey, request.body.apiSecret, request.ip);
         // A session id presented at sign-in is dropped, so a planted cookie never becomes a live session.
         await closeSession(ctx.db, request.cookies[SESSION_COOKIE]);
         const { sessionId, session } = await openSession(ctx.db, { userId: user.id, merchantId: user.merchant_id });
@@ -210,9 +210,14 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, backgro
       getPayout(ctx, principalOf(request).merchantId, request.params.tx_id),
     );
 
-    // Reports: list, read, edit and export (streamed; the page shows the bytes as they arrive).
+    // Reports: the field catalogue for the editor's choices, list, create, read, edit and export
+    // (streamed; the page shows the bytes as they arrive).
     scope.get(`${API}/reports`, { schema: { querystring: Type.Object({ reportName: Type.Optional(Type.String({ maxLength: 200 })), ...Paging }) } }, async (request) =>
       listReports(ctx.db, principalOf(request).merchantId, request.query),
+    );
+    scope.get(`${API}/report-fields`, async () => reportCatalogue());
+    scope.post(`${API}/reports`, { schema: { body: ReportBody } }, async (request, reply) =>
+      reply.code(201).send(await createReport(ctx.db, principalOf(request).merchantId, request.body)),
     );
     scope.get(`${API}/reports/:reportId`, { schema: { params: ReportIdParams } }, async (request) => readReport(ctx.db, principalOf(request).merchantId, request.params.reportId));
     scope.put(`${API}/reports/:reportId`, { schema: { params: ReportIdParams, body: ReportBody } }, async (request) =>
@@ -236,6 +241,23 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, backgro
 
     if (ctx.config.mode === 'sandbox') registerSandboxControls(scope, ctx, background);
   });
+}
+
+/**
+ * What the report editor offers: the catalogue's fields (without their SQL) and, per field type, the
+ * filter and aggregation operators the rules accept (reports/validate-report.ts), so the form offers
+ * only valid choices and the server stays the one judge of a definition.
+ */
+function reportCatalogue() {
+  return {
+    report_types: REPORT_TYPE_NAMES,
+    fields: FIELD_CATALOGUE.map((f) => ({ id: f.id, name: f.name, group: f.group, type: f.type, values: f.values ?? null, report_types: f.reportTypes, masked: f.masked ?? false })),
+    operators_by_type: OPERATORS_BY_TYPE,
+    aggregations_by_type: AGGREGATIONS_BY_TYPE,
+    dynamic_values: DYNAMIC_VALUES,
+    wraps: DATE_WRAPS,
+    limits: { name: REPORT_LIMITS.nameLength, folder: REPORT_LIMITS.folderLength, alias: REPORT_LIMITS.aliasLength, value: REPORT_LIMITS.valueLength, columns: REPORT_LIMITS.columns, filters: REPORT_LIMITS.filters, orderings: REPORT_LIMITS.orderings },
+  };
 }
 
 /** The page and its two assets: public, since they hold no data; the data comes from the API above. */

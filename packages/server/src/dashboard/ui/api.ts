@@ -12,7 +12,7 @@ export class ApiFailure extends Error {
 }
 
 function describe(status: number, body: unknown): string {
-  const messages = (body as { messages?: { code: string; description: string }[] } | null)?.messages;
+  const messages = (body as { errors?: { code: string; description: string }[] } | null)?.errors;
   if (Array.isArray(messages) && messages.length > 0) return messages.map((m) => `${m.code}: ${m.description}`).join(' ');
   const message = (body as { message?: string } | null)?.message;
   return message ? `${status} ${message}` : `HTTP ${status}`;

@@ -80,7 +80,7 @@ function View({ route, sandbox }: { route: ReturnType<typeof currentRoute>; sand
     case 'payouts':
       return id ? html`<${PayoutPage} id=${id} />` : html`<${PayoutList} />`;
     case 'reports':
-      return id ? html`<${ReportPage} id=${id} />` : html`<${ReportList} />`;
+      return id ? html`<${ReportPage} id=${id} created=${route.params.get('created') === '1'} />` : html`<${ReportList} />`;
     case 'callbacks':
       return html`<${Callbacks} />`;
     case 'sandbox':

@@ -1,20 +1,24 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, query, type Json } from './api';
-import { Loading, Pager, Table, useJson, useLocale } from './components';
+import { download, query, type Json } from './api';
+import { go, Loading, Pager, Table, useJson, useLocale } from './components';
+import { ReportEditor } from './report-editor';
+import { REPORT_STRINGS } from './report-i18n';
 
 export function ReportList() {
-  const { t } = useLocale();
+  const { lang, t } = useLocale();
   const [page, setPage] = useState(0);
   const [data, error] = useJson(`/reports${query({ page })}`);
+  const create = html`<div class="actions"><a class="button" href="#/reports/new">+ ${REPORT_STRINGS[lang].newReport}</a></div>`;
   if (!data) return html`<h1>${t.reports}</h1><${Loading} error=${error} />`;
   return html`<h1>${t.reports}</h1>
+    ${create}
     <${Table} caption=${t.reports} head=${['ID', t.name, t.type, t.enabled]}>
       ${data.content.map(
         (r: Json) => html`<tr>
           <td class="num">${r.id}</td>
           <td><a href=${`#/reports/${r.id}`}>${r.name}</a></td>
-          <td>${r.report_type_name}</td>
+          <td>${REPORT_STRINGS[lang].typeNames[r.report_type] ?? r.report_type_name}</td>
           <td>${r.enable ? '✓' : '✗'}</td>
         </tr>`,
       )}
@@ -23,42 +27,26 @@ export function ReportList() {
 }
 
 /**
- * One report: its definition edited as JSON (the API's Report body, validated by the same rules), and
- * its export streamed with the bytes received shown as they arrive, then offered as a download.
+ * One report: its export, streamed with the bytes received shown as they arrive and then offered as a
+ * download, and its definition in the report editor (report-editor.ts). `#/reports/new` is the editor
+ * alone, for a new report.
  */
-export function ReportPage({ id }: { id: string }) {
-  const { t } = useLocale();
-  const [data, error, reload] = useJson(`/reports/${encodeURIComponent(id)}`);
-  const [text, setText] = useState('');
-  const [notice, setNotice] = useState<string>();
+export function ReportPage({ id, created }: { id: string; created?: boolean }) {
+  const { lang, t } = useLocale();
+  const r = REPORT_STRINGS[lang];
+  const isNew = id === 'new';
+  const [data, error, reload] = useJson(isNew ? null : `/reports/${encodeURIComponent(id)}`);
   const [failure, setFailure] = useState<string>();
   const [progress, setProgress] = useState<string>();
   const [file, setFile] = useState<{ url: string; name: string }>();
-  useEffect(() => {
-    if (data) setText(JSON.stringify(data, null, 2));
-  }, [data]);
   useEffect(() => () => file && URL.revokeObjectURL(file.url), [file]);
-  if (!data) return html`<p><a href="#/reports">← ${t.back}</a></p><${Loading} error=${error} />`;
+  const back = html`<p><a href="#/reports">← ${t.back}</a></p>`;
+  if (isNew) {
+    return html`${back}<h1>${r.newReport}</h1>
+      <${ReportEditor} onSaved=${(saved: Json) => go(`/reports/${saved.id}?created=1`)} />`;
+  }
+  if (!data) return html`${back}<${Loading} error=${error} />`;
 
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setNotice(undefined);
-    setFailure(undefined);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      setFailure(t.invalidJson);
-      return;
-    }
-    try {
-      await api('PUT', `/reports/${encodeURIComponent(id)}`, body);
-      setNotice(t.saved);
-      reload();
-    } catch (e) {
-      setFailure(e instanceof Error ? e.message : String(e));
-    }
-  };
   const exportAs = async (format: 'csv' | 'json') => {
     setFailure(undefined);
     setFile(undefined);
@@ -73,8 +61,9 @@ export function ReportPage({ id }: { id: string }) {
       setFailure(e instanceof Error ? e.message : String(e));
     }
   };
-  return html`<p><a href="#/reports">← ${t.back}</a></p>
+  return html`${back}
     <h1>${t.reports}: ${data.name}</h1>
+    ${created ? html`<p class="notice" role="status">${r.created}</p>` : null}
     <section class="card">
       <h2>${t.export}</h2>
       <div class="actions">
@@ -82,14 +71,8 @@ export function ReportPage({ id }: { id: string }) {
         <button type="button" onClick=${() => exportAs('json')}>${t.export} JSON</button>
       </div>
       ${progress ? html`<p role="status" class="notice export-progress">${progress}</p>` : null}
+      ${failure ? html`<p class="error" role="alert">${failure}</p>` : null}
       ${file ? html`<p><a class="button" href=${file.url} download=${file.name}>${t.download} ${file.name}</a></p>` : null}
     </section>
-    <form class="card" onSubmit=${save}>
-      <h2>${t.edit}</h2>
-      <label for="report-definition">${t.definition}</label>
-      <textarea id="report-definition" rows="18" spellcheck=${false} value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>
-      ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
-      ${failure ? html`<p class="error" role="alert">${failure}</p>` : null}
-      <div class="actions"><button type="submit" class="primary">${t.save}</button></div>
-    </form>`;
+    <${ReportEditor} report=${data} onSaved=${() => reload()} />`;
 }
