@@ -7,6 +7,7 @@ import { createPayment, createPayments, type NewPayment } from '../src/payments/
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
 
 /**
  * The statements that calls arriving together share (lib/batch.ts): sendPayment's read and insert,
@@ -46,7 +47,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
       expect(lines.every((l) => l.merchant_id === m.merchant_id)).toBe(true);
     }
     const tokens = new Set(sent.map((s) => s.token));
-    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', 'payment.process').execute();
+    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', PROCESS_PAYMENT_JOB).execute();
     expect(jobs.filter((j) => tokens.has((j.payload as { paymentToken: string }).paymentToken))).toEqual([]);
   });
 
