@@ -7,7 +7,7 @@
  *   BENCH_EVENTS=20000 BENCH_SECONDS=10 BENCH_ENGINES=pglite,postgres BENCH_RATES_POSTGRES=500,1000,2000 \
  *     BENCH_RATES_PGLITE=250,500,1000 COLIBRI_CALLBACK_CONCURRENCY=128 npx tsx bench/callbacks.ts
  *
- * The callback worker runs in this process as `colibri serve` runs it (jobs/background.ts); the
+ * The callback worker runs in this process as `colibri serve` runs it (background.ts); the
  * receiver is a child process (bench/callback-sink.ts) that answers 204 and notes each arrival.
  * 0. Baseline: the same signed POSTs from this process with no database, at the same concurrency.
  * 1. Throughput: BENCH_EVENTS events are written while the worker is stopped, then it is started
@@ -26,7 +26,7 @@ import pino from 'pino';
 import { loadConfig } from '../packages/server/src/config';
 import type { AppContext } from '../packages/server/src/context';
 import { recordEvents } from '../packages/server/src/events/outbox';
-import { startBackground } from '../packages/server/src/jobs/background';
+import { startBackground } from '../packages/server/src/background';
 import { createMerchant } from '../packages/server/src/merchants/create-merchant';
 import { buildContext, openConfiguredDatabase } from '../packages/server/src/runtime';
 import { migrateToLatest } from '../packages/server/src/db/migrate';

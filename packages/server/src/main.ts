@@ -1,5 +1,5 @@
 import { buildApp } from './app';
-import { startBackground } from './jobs/background';
+import { startBackground } from './background';
 import type { Config } from './config';
 import { createMerchant } from './merchants/create-merchant';
 import { createLogger } from './logger';

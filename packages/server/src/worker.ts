@@ -1,5 +1,5 @@
 import type { Config } from './config';
-import { startBackground } from './jobs/background';
+import { startBackground } from './background';
 import { onShutdown } from './lifecycle';
 import { createLogger } from './logger';
 import { startContext } from './runtime';

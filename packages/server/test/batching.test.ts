@@ -1,11 +1,13 @@
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { batchCalls } from '../src/lib/batch';
 import { captureJournal, changeStatuses, type PaymentRow } from '../src/payments/payment-record';
-import { insertCardPayments, type NewCardPayment } from '../src/payments/send-payment';
+import { createPayment, createPayments, type NewPayment } from '../src/payments/create-payment';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
 
 /**
  * The statements that calls arriving together share (lib/batch.ts): sendPayment's read and insert,
@@ -45,14 +47,14 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
       expect(lines.every((l) => l.merchant_id === m.merchant_id)).toBe(true);
     }
     const tokens = new Set(sent.map((s) => s.token));
-    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', 'payment.process').execute();
+    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', PROCESS_PAYMENT_JOB).execute();
     expect(jobs.filter((j) => tokens.has((j.payload as { paymentToken: string }).paymentToken))).toEqual([]);
   });
 
   it('fails only the payment whose row the database refuses; the others of its statement are stored', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
-    const insert = batchCalls((inputs: readonly NewCardPayment[]) => insertCardPayments(service().ctx.db, inputs));
+    const insert = batchCalls((inputs: readonly NewPayment[]) => createPayments(service().ctx.db, inputs));
     // A card id that does not exist violates the payments -> cards foreign key, failing the whole statement.
     const missingCard = '00000000-0000-4000-8000-000000000000';
     const results = await Promise.allSettled([insert(newPayment(m, ids.personId, ids.cardId)), insert(newPayment(m, ids.personId, missingCard)), insert(newPayment(m, ids.personId, ids.cardId))]);
@@ -66,6 +68,53 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     }
     const events = await db.selectFrom('events').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
     expect(events.map((e) => e.resource_id).sort()).toEqual(stored.map((p) => p.payment_token).sort());
+  });
+
+  it('stores the same rows through createPayment alone as through the shared createPayments, however the payment starts', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const card = newPayment(m, ids.personId, ids.cardId);
+    const code: NewPayment = {
+      ...card,
+      method: 'OXXO',
+      personId: null,
+      cardId: null,
+      originalCurrency: 'USD',
+      price: { amountMinor: 17_250n, currency: 'MXN', fxRate: '17.25', fxRateDate: '2026-01-01' },
+      extraData: null,
+      notificationUrl: 'https://merchant.example/cb',
+      expiresAt: new Date('2031-01-01T00:00:00Z'),
+      start: 'await-payer',
+    };
+    const inputs: NewPayment[] = [{ ...card, start: 'authorize' }, { ...card, start: 'hold' }, { ...card, start: 'draft' }, code];
+    // Read inside the transaction that writes them, before the worker may settle the authorised ones.
+    const written = await service().ctx.db.transaction().execute(async (trx) => {
+      const alone = [];
+      for (const input of inputs) alone.push(await createPayment(trx, input));
+      const shared = await createPayments(trx, inputs);
+      const rows = async (payment: PaymentRow) => {
+        const token = payment.payment_token;
+        const { payment_token: _token, ...row } = payment;
+        const history = await trx.selectFrom('payment_status_history').select(['status', 'at']).where('payment_token', '=', token).orderBy('id').execute();
+        const fees = await trx.selectFrom('payment_fees').select(['fee_type', 'payer', 'amount_minor', 'currency']).where('payment_token', '=', token).orderBy('id').execute();
+        const stored = await trx.selectFrom('events').select(['type', 'data', 'notification_urls']).where('resource_id', '=', token).execute();
+        // The database numbers every event (its sequence, migration 0012), which differs between the two.
+        const events = stored.map(({ data, ...event }) => ({ ...event, data: { ...(data as object), sequence: undefined } }));
+        const jobs = await trx.selectFrom('jobs').select(['kind', 'payload', 'unique_key', 'max_attempts']).where(sql<boolean>`payload->>'paymentToken' = ${token}`).execute();
+        const anonymous = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(token, 'TOKEN')) as unknown[];
+        return { row: { ...row, created_at: row.created_at.toISOString() }, history, fees, events: anonymous(events), jobs: anonymous(jobs) };
+      };
+      return { alone: await Promise.all(alone.map(rows)), shared: await Promise.all(shared.map(rows)) };
+    });
+    expect(written.shared).toEqual(written.alone);
+    expect(written.alone.map((p) => [p.row.status, p.history.length, p.events.length, p.jobs.length])).toEqual([
+      ['PROCESSING', 2, 1, 1],
+      ['PROCESSING', 2, 1, 0],
+      ['CREATED', 1, 0, 0],
+      ['CREATED', 1, 1, 0],
+    ]);
+    expect(written.alone[3]?.row).toMatchObject({ currency: 'MXN', amount_minor: 17_250n, fx_rate: '17.25', original_currency: 'USD', person_id: null, extra_data: null });
+    expect(written.alone[3]?.fees.every((f) => f.currency === 'MXN')).toBe(true);
   });
 
   it('gives injected faults to as many operations of one batch as the fault allows, in order, and records the rest', async () => {
@@ -101,9 +150,9 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
   it('applies a batch of different status changes in order, skipping the one whose guard does not hold', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
-    const insert = (start: boolean) => insertCardPayments(service().ctx.db, [{ ...newPayment(m, ids.personId, ids.cardId), start }]);
-    const [created] = await insert(false);
-    const [processing] = await insert(true);
+    const insert = (start: NewPayment['start']) => createPayments(service().ctx.db, [{ ...newPayment(m, ids.personId, ids.cardId), start }]);
+    const [created] = await insert('draft');
+    const [processing] = await insert('authorize');
     if (!created || !processing) throw new Error('payments not stored');
     const now = new Date();
     const paid = (payment: PaymentRow) => ({
@@ -140,7 +189,7 @@ describeEachEngine('status changes written by several statements', (service) => 
   it('writes all of them or none: a change the database refuses undoes the others of its call', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
-    const [a, b] = await insertCardPayments(service().ctx.db, [newPayment(m, ids.personId, ids.cardId), newPayment(m, ids.personId, ids.cardId)]);
+    const [a, b] = await createPayments(service().ctx.db, [newPayment(m, ids.personId, ids.cardId), newPayment(m, ids.personId, ids.cardId)]);
     if (!a || !b) throw new Error('payments not stored');
     const now = new Date();
     const call = changeStatuses(service().ctx.db, [
@@ -157,7 +206,7 @@ describeEachEngine('status changes written by several statements', (service) => 
   });
 });
 
-function newPayment(m: TestMerchant, personId: string, cardId: string): NewCardPayment {
+function newPayment(m: TestMerchant, personId: string, cardId: string): NewPayment {
   const amount = 1000n;
   return {
     merchantId: m.merchant_id,
@@ -168,7 +217,7 @@ function newPayment(m: TestMerchant, personId: string, cardId: string): NewCardP
     cardId,
     originalMinor: amount,
     originalCurrency: 'BRL',
-    quote: { originalCurrency: 'BRL', counterCurrency: 'BRL', rate: '1', rateDate: '2026-01-01', convertedMinor: amount },
+    price: { amountMinor: amount, currency: 'BRL', fxRate: null, fxRateDate: null },
     plan: DEFAULT_FEE_PLAN,
     fees: computeFees(DEFAULT_FEE_PLAN.payments, amount),
     installments: 1,

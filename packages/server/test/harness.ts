@@ -12,7 +12,7 @@ import { openDatabase, type DatabaseHandle, type Engine } from '../src/db/databa
 import { migrateToLatest } from '../src/db/migrate';
 import { createMerchant, type CreatedMerchant } from '../src/merchants/create-merchant';
 import { buildContext } from '../src/runtime';
-import { startBackground, type Background } from '../src/jobs/background';
+import { startBackground, type Background } from '../src/background';
 import pino from 'pino';
 
 /** TEST_LOGS=error (or any pino level) shows the service's logs while debugging a test. */

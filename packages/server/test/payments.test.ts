@@ -3,6 +3,7 @@ import { balances } from '../src/ledger/ledger';
 import { captureJournal, changeStatusIf } from '../src/payments/payment-record';
 import { describeEachEngine, ERROR_TIMESTAMP } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
 
 const HISTORY_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -276,11 +277,11 @@ describeEachEngine('card payments', (service) => {
     const token = sent.body.payment_token;
     // The processor acted, the answer was lost: the payment waits, and is not failed by guesswork.
     await new Promise((r) => setTimeout(r, 200));
-    const job = await service().ctx.db.selectFrom('jobs').selectAll().where('kind', '=', 'payment.process').execute();
+    const job = await service().ctx.db.selectFrom('jobs').selectAll().where('kind', '=', PROCESS_PAYMENT_JOB).execute();
     expect(job.some((j) => (j.payload as { paymentToken: string }).paymentToken === token && j.last_error?.includes('timed out'))).toBe(true);
     expect((await service().get(`/transactionDetails/${token}`, { token: m.token })).body.general_info.transaction_status).toBe('PROCESSING');
     // The reconciling retry asks the processor and settles from its answer.
-    await service().ctx.db.updateTable('jobs').set({ run_at: new Date() }).where('kind', '=', 'payment.process').execute();
+    await service().ctx.db.updateTable('jobs').set({ run_at: new Date() }).where('kind', '=', PROCESS_PAYMENT_JOB).execute();
     service().ctx.workerSignal.poke();
     expect((await waitForStatus(service(), m, token, settled)).general_info.transaction_status).toBe('PAID');
     const operations = await service().ctx.db.selectFrom('sandbox_operations').selectAll().where('reference', '=', `${token}:authorize`).execute();

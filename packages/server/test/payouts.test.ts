@@ -6,6 +6,7 @@ import { postJournals, UnbalancedJournalError } from '../src/ledger/ledger';
 import { pricePayout } from '../src/payouts/price-payout';
 import { PAYOUT_EXAMPLES } from '../src/payouts/validation/examples';
 import { describeEachEngine, ERROR_TIMESTAMP, type TestMerchant, type TestService } from './harness';
+import { PROCESS_PAYOUT_JOB } from '../src/payouts/process-payout';
 
 type Item = Record<string, any>;
 
@@ -44,7 +45,7 @@ async function footprint(service: TestService) {
     history: await count(db.selectFrom('payout_status_history').select((eb) => eb.fn.countAll().as('n'))),
     events: await count(db.selectFrom('events').where('resource_type', '=', 'payout').select((eb) => eb.fn.countAll().as('n'))),
     ledger: await count(db.selectFrom('ledger_entries').where('kind', 'like', 'payout.%').select((eb) => eb.fn.countAll().as('n'))),
-    jobs: await count(db.selectFrom('jobs').where('kind', '=', 'payout.process').select((eb) => eb.fn.countAll().as('n'))),
+    jobs: await count(db.selectFrom('jobs').where('kind', '=', PROCESS_PAYOUT_JOB).select((eb) => eb.fn.countAll().as('n'))),
   };
 }
 

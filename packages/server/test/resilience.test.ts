@@ -4,6 +4,8 @@ import { JobWorker, RetryLater, enqueue, enqueueMany, type Job } from '../src/jo
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestService } from './harness';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { SETTLE_REFUND_JOB } from '../src/refunds/settle-refund';
 
 /**
  * What the service promises when parts of the world fail (docs/architecture.md, "Faults"), on both
@@ -27,7 +29,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, until: (value: T
 
 /** Makes due every retry of the merchant's payment jobs, as time passing would. */
 async function runRetriesNow(service: TestService) {
-  await service.ctx.db.updateTable('jobs').set({ run_at: new Date() }).where('kind', '=', 'payment.process').execute();
+  await service.ctx.db.updateTable('jobs').set({ run_at: new Date() }).where('kind', '=', PROCESS_PAYMENT_JOB).execute();
   service.ctx.workerSignal.poke();
 }
 
@@ -57,7 +59,9 @@ describeEachEngine(
       expect(JSON.stringify(details)).toContain('PROCESSOR_UNAVAILABLE');
       const operations = await service().ctx.db.selectFrom('sandbox_operations').selectAll().where('reference', '=', `${token}:authorize`).execute();
       expect(operations).toHaveLength(0);
-      expect(await service().ctx.db.selectFrom('jobs').select('id').where('kind', '=', 'payment.process').where('payload', '@>', JSON.stringify({ paymentToken: token }) as never).execute()).toHaveLength(0);
+      // The job leaves the queue once its payment is settled (finished jobs are deleted together, a moment later).
+      const jobs = () => service().ctx.db.selectFrom('jobs').select('id').where('kind', '=', PROCESS_PAYMENT_JOB).where('payload', '@>', JSON.stringify({ paymentToken: token }) as never).execute();
+      expect(await waitFor('the abandoned job', jobs, (left) => left.length === 0, 5_000)).toHaveLength(0);
     });
 
     it('reports an operation of unknown outcome past the deadline, keeps reconciling it, and settles it once the processor answers', async () => {
@@ -154,7 +158,7 @@ describeEachEngine('idempotency after a crash', (service) => {
       .returningAll()
       .executeTakeFirstOrThrow();
     await db.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
-    await enqueue(db, 'refund.settle', { refundId: String(refund.refund_id), merchantId: m.merchant_id }, { uniqueKey: `refund.settle:${refund.refund_id}` });
+    await enqueue(db, SETTLE_REFUND_JOB, { refundId: String(refund.refund_id), merchantId: m.merchant_id }, { uniqueKey: `${SETTLE_REFUND_JOB}:${refund.refund_id}` });
     service().ctx.workerSignal.poke();
     const done = await waitFor('resumed refund', async () => db.selectFrom('refunds').selectAll().where('refund_id', '=', refund.refund_id).executeTakeFirstOrThrow(), (r) => r.status === 'COMPLETED');
     expect(done.processor_id).not.toBeNull();

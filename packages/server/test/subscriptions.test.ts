@@ -4,7 +4,7 @@ import { buildApp } from '../src/app';
 import { advanceMerchantClock } from '../src/clock/merchant-clock';
 import type { AppContext } from '../src/context';
 import { openDatabase, type DatabaseHandle } from '../src/db/database';
-import { startBackground, type Background } from '../src/jobs/background';
+import { startBackground, type Background } from '../src/background';
 import { balances } from '../src/ledger/ledger';
 import { addDays, easterSunday, nextBusinessDay } from '../src/rails/calendar';
 import { buildContext } from '../src/runtime';

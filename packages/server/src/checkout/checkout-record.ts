@@ -4,7 +4,7 @@ import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf } from '../payments/payment-record';
-import type { CheckoutSessionsTable } from './tables';
+import type { CheckoutSessionsTable } from '../db/tables/checkout';
 import type { CheckoutStatus } from './states';
 
 export type CheckoutRow = Selectable<CheckoutSessionsTable>;

@@ -2,6 +2,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
+import { joinCheckout } from '../payments/create-payment';
 import { exponentOf, type PaymentRow } from '../payments/payment-record';
 import { sendPayment } from '../payments/send-payment';
 import { createCard, normaliseCard } from '../vault/create-card';
@@ -88,7 +89,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
  */
 export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, payment: PaymentRow, now: Date): Promise<CheckoutRow> {
   return ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('payments').set({ checkout_id: seen.checkout_id }).where('payment_token', '=', payment.payment_token).execute();
+    await joinCheckout(trx, payment.payment_token, seen.checkout_id);
     if (!seen.save_card && payment.card_id) {
       await trx.updateTable('cards').set({ status: 'INACTIVE' }).where('id', '=', payment.card_id).execute();
     }

@@ -2,6 +2,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
+import { dropNotificationUrl } from '../payments/create-payment';
 import type { PaymentRow } from '../payments/payment-record';
 import { payWithAuthentication } from '../three-ds/pay-with-authentication';
 import { startAuthentication } from '../three-ds/start-authentication';
@@ -124,7 +125,7 @@ export async function completeDebitAttempt(ctx: AppContext, checkoutId: string):
 
 async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken: string): Promise<PaymentRow> {
   const { payment } = await payWithAuthentication(ctx, seen.merchant_id, { id, paymentToken, amount: formatAmount(seen.amount_minor, 2), reference_id: seen.reference_id });
-  if (!seen.notification_url) await ctx.db.updateTable('payments').set({ notification_url: null }).where('payment_token', '=', payment.payment_token).execute();
+  if (!seen.notification_url) await dropNotificationUrl(ctx.db, payment.payment_token);
   await attachCardPayment(ctx, seen, payment, await merchantNow(ctx.db, seen.merchant_id));
   return payment;
 }

@@ -3,7 +3,7 @@ import type { Db } from '../db/database';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { customerAmount, exponentOf, type PaymentRow } from '../payments/payment-record';
-import type { CheckoutPaymentCodesTable } from './tables';
+import type { CheckoutPaymentCodesTable } from '../db/tables/checkout';
 import type { Selectable } from 'kysely';
 
 type Codes = Selectable<CheckoutPaymentCodesTable>;

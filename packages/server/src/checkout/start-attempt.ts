@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { recordEvent } from '../events/outbox';
 import { computeFees, loadFeePlan, type FeePlan } from '../fees/fee-plan';
 import { ApiError } from '../http/errors';
-import { changeStatus, lockPayment, paymentEventData, type PaymentRow } from '../payments/payment-record';
+import { createPayment } from '../payments/create-payment';
+import { changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
 import { buildSandboxBoleto } from '../rails/boleto';
 import { cashVoucherReference, speiReceivingClabe } from '../rails/mexico';
 import { BrCodeError, formatBrCodeAmount, generateBrCode } from '../rails/pix';
@@ -104,8 +104,8 @@ export async function startCodeAttempt(ctx: AppContext, checkoutId: string, meth
 }
 
 /**
- * Stores a code payment of a session, CREATED, in the session's currency, its fees, its first history
- * line and event, and what the payer is shown:
+ * Stores a code payment of a session through the payments domain (CREATED, in the session's currency,
+ * with its fees, its first history line and its event), and what the payer is shown:
  * - PIX: a BR Code (static, with the amount and a txid made from the payment token), expiring with the session;
  * - BOLETO: a sandbox boleto due the merchant's number of business days after today in Brasília, payable
  *   through the end of that day (boleto-term.ts), whatever the session's expiry;
@@ -117,62 +117,32 @@ export async function startCodeAttempt(ctx: AppContext, checkoutId: string, meth
 export async function createCodePayment(trx: Db, session: CheckoutRow, method: CodeMethod, context: AttemptContext): Promise<PaymentRow> {
   const { plan, now } = context;
   const boleto = method === 'BOLETO' ? boletoTerm(now, context.boletoDueBusinessDays) : undefined;
-  const fees = computeFees(plan.payments, session.amount_minor);
-  const payment = await trx
-    .insertInto('payments')
-    .values({
-      merchant_id: session.merchant_id,
-      contract_id: session.contract_id,
-      reference_id: session.reference_id,
-      method,
-      status: 'CREATED',
-      person_id: null,
-      card_id: null,
-      original_amount_minor: session.original_amount_minor,
-      original_currency: session.original_currency,
-      amount_minor: session.amount_minor,
-      currency: session.currency,
-      customer_fees_minor: fees.customerFeesMinor,
-      merchant_fees_minor: fees.merchantFeesMinor,
-      fee_rules: JSON.stringify({ payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm }),
-      fx_rate: session.fx_rate,
-      fx_rate_date: session.fx_rate_date,
-      installments: 1,
-      delay_capture: false,
-      soft_descriptor: null,
-      extra_data: null,
-      ip_address: null,
-      notification_url: session.notification_url,
-      authentication: null,
-      pending_capture_minor: null,
-      processor_id: null,
-      error_code: null,
-      error_description: null,
-      expires_at: boleto ? boleto.payableUntil : session.expires_at,
-      end_to_end_id: null,
-      subscription_id: null,
-      checkout_id: session.checkout_id,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await trx.insertInto('payment_status_history').values({ payment_token: payment.payment_token, status: 'CREATED', at: now }).execute();
-  if (fees.fees.length > 0) {
-    await trx
-      .insertInto('payment_fees')
-      .values(fees.fees.map((f) => ({ payment_token: payment.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: session.currency })))
-      .execute();
-  }
-  // A card payment's first event is its move to PROCESSING; a code payment waits in CREATED for the
-  // payer, so the merchant is told it exists now.
-  await recordEvent(trx, {
-    merchantId: payment.merchant_id,
-    type: 'payment.status_changed',
-    resourceType: 'payment',
-    resourceId: payment.payment_token,
-    data: paymentEventData(payment),
-    notificationUrls: [payment.notification_url],
+  const payment = await createPayment(trx, {
+    merchantId: session.merchant_id,
+    contractId: session.contract_id,
+    referenceId: session.reference_id,
+    method,
+    personId: null,
+    cardId: null,
+    originalMinor: session.original_amount_minor,
+    originalCurrency: session.original_currency,
+    price: { amountMinor: session.amount_minor, currency: session.currency, fxRate: session.fx_rate, fxRateDate: session.fx_rate_date },
+    plan,
+    fees: computeFees(plan.payments, session.amount_minor),
+    installments: 1,
+    delayCapture: false,
+    softDescriptor: null,
+    extraData: null,
+    ipAddress: null,
+    notificationUrl: session.notification_url,
+    authentication: undefined,
+    subscriptionId: null,
+    checkoutId: session.checkout_id,
+    expiresAt: boleto ? boleto.payableUntil : session.expires_at,
+    now,
+    // A card payment's first event is its move to PROCESSING; a code payment waits in CREATED for the
+    // payer, so the merchant is told it exists now.
+    start: 'await-payer',
   });
 
   const chargedMinor = payment.amount_minor + payment.customer_fees_minor;

@@ -11,7 +11,7 @@ import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { StringEnum } from '../http/schema-kit';
-import type { Background } from '../jobs/background';
+import type { BackgroundSweep } from '../jobs/worker-signal';
 import { cancelPreAuthorization } from '../payments/cancel';
 import { capturePayment } from '../payments/capture';
 import { PAYMENT_STATUSES } from '../payments/states';
@@ -70,7 +70,7 @@ const Amount = Type.Number({ exclusiveMinimum: 0, description: 'decimal amount, 
  * Sign-in counts in the same limits as `POST /auth` (auth/login-limits.ts), shared by every process.
  * @example await registerDashboardRoutes(app, ctx, { background, logins });
  */
-export async function registerDashboardRoutes(app: App, ctx: AppContext, options: { background: Background | undefined; logins: LoginLimits }): Promise<void> {
+export async function registerDashboardRoutes(app: App, ctx: AppContext, options: { background: BackgroundSweep | undefined; logins: LoginLimits }): Promise<void> {
   const { background, logins } = options;
   const authenticator = new Authenticator(ctx.db);
   const sessions = new WeakMap<FastifyRequest, DashboardSession>();
@@ -286,7 +286,7 @@ function registerPage(scope: App): void {
   });
 }
 
-function registerSandboxControls(scope: App, ctx: AppContext, background: Background | undefined): void {
+function registerSandboxControls(scope: App, ctx: AppContext, background: BackgroundSweep | undefined): void {
   scope.get(`${API}/sandbox/clock`, async (request) => ({ now: (await merchantNow(ctx.db, principalOf(request).merchantId)).toISOString() }));
   scope.post(
     `${API}/sandbox/clock/advance`,

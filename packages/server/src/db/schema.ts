@@ -1,18 +1,21 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { ConnectorTables } from '../connectors/tables';
-import type { CheckoutTables } from '../checkout/tables';
-import type { PaymentTables } from '../payments/tables';
-import type { RefundTables } from '../refunds/tables';
+import type { ConnectorTables } from './tables/connectors';
+import type { CheckoutTables } from './tables/checkout';
+import type { PaymentTables } from './tables/payments';
+import type { RefundTables } from './tables/refunds';
 import type { PayoutTables } from '../payouts/tables';
 import type { ReportTables } from '../reports/tables';
-import type { ThreeDsTables } from '../three-ds/tables';
+import type { ThreeDsTables } from './tables/three-ds';
 import type { SubscriptionTables } from '../subscriptions/tables';
-import type { WebhookTables } from '../webhooks/tables';
-import type { DashboardTables } from '../dashboard/tables';
+import type { WebhookTables } from './tables/webhooks';
+import type { DashboardTables } from './tables/dashboard';
 
 /**
- * Table types for Kysely. Each domain adds its tables here next to its migration. Money columns are
- * `bigint` minor units; timestamps are `timestamptz`.
+ * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
+ * migration (migrations/), so that db/ sits below the domains that use it. Payouts, subscriptions and
+ * reports still keep their table types in their own folders, whose column types name their domain's
+ * vocabulary (statuses, report definitions). Money columns are `bigint` minor units; timestamps are
+ * `timestamptz`.
  */
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;

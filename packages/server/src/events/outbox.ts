@@ -20,62 +20,60 @@ export interface NewEvent {
   notificationUrls: readonly (string | null | undefined)[];
 }
 
-/** The row of an event; callback targets are kept once each, and empty ones dropped. */
+/** An event's row as the INSERT below reads it; callback targets are kept once each, and empty ones dropped. */
 function eventRow(event: NewEvent) {
-  return { ...eventColumns(event), data: JSON.stringify(event.data) };
-}
-
-/** Every column of an event's row but its data. */
-function eventColumns(event: NewEvent) {
   return {
     merchant_id: event.merchantId,
     type: event.type,
     resource_type: event.resourceType,
     resource_id: event.resourceId,
+    data: event.data,
     notification_urls: [...new Set(event.notificationUrls.filter((u): u is string => typeof u === 'string' && u !== ''))],
   };
 }
 
 /**
- * Records an event in the caller's transaction, so the event exists exactly when the status change
- * does (the transactional outbox). Delivery to the merchant reads from here.
- * @example await recordEvent(trx, { merchantId, type: 'payment.status_changed', resourceType: 'payment', resourceId: token, data, notificationUrls: [url] })
+ * The one INSERT of events, which every writer below runs. The events travel as one JSON parameter, so
+ * one query text serves any number of them. With `after`, each event is written only where that CTE of
+ * the same statement has a row whose `key` column is the event's resource id.
+ */
+function insertEvents(events: readonly NewEvent[], after?: { anchor: string; key: string }): RawBuilder<unknown> {
+  const source = sql`jsonb_to_recordset(${jsonParameter(events.map(eventRow))}::jsonb)
+      as e(merchant_id uuid, type text, resource_type text, resource_id text, data jsonb, notification_urls text[])`;
+  return sql`
+    insert into events (merchant_id, type, resource_type, resource_id, data, notification_urls)
+    select e.merchant_id, e.type, e.resource_type, e.resource_id, e.data, e.notification_urls
+    from ${after ? sql`${sql.table(after.anchor)} as a join ${source} on e.resource_id = a.${sql.ref(after.key)}::text` : source}`;
+}
+
+/**
+ * Records events in the caller's transaction, so each exists exactly when its status change does (the
+ * transactional outbox); delivery to the merchant reads from here. One statement for any number of
+ * them (a payout batch records one event per payout).
+ * @example await recordEvents(trx, payouts.map((p) => ({ merchantId, type: 'payout.status_changed', resourceType: 'payout', resourceId: p.tx_id, data, notificationUrls: [p.notification_url] })))
+ */
+export async function recordEvents(db: Db, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await insertEvents(events).execute(db);
+}
+
+/**
+ * Records one event in the caller's transaction (the same INSERT as recordEvents), and answers its id.
+ * @example const eventId = await recordEvent(trx, { merchantId, type: 'payment.status_changed', resourceType: 'payment', resourceId: token, data, notificationUrls: [url] })
  */
 export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
-  const row = await db.insertInto('events').values(eventRow(event)).returning('id').executeTakeFirstOrThrow();
+  const { rows } = await sql<{ id: string }>`${insertEvents([event])} returning id`.execute(db);
+  const [row] = rows;
+  if (!row) throw new Error('the event insert returned no row');
   return row.id;
 }
 
 /**
- * An INSERT of events for a data-modifying CTE: each event is written only where `anchor` (a CTE of the
- * same statement) has a row whose `key` column is the event's resource id, so it exists exactly when
- * the change it reports happened. One statement may so record the events of many changes.
+ * recordEvents as a data-modifying CTE of a larger statement (the shared statements of the card hot
+ * path): each event is written only where `anchor` (a CTE of the same statement) has a row whose `key`
+ * column is the event's resource id, so it exists exactly when the change it reports happened.
  * @example sql`with updated as (…), event as (${eventsInsertFrom('updated', 'payment_token', events)}) select * from updated`
  */
 export function eventsInsertFrom(anchor: string, key: string, events: readonly NewEvent[]): RawBuilder<unknown> {
-  // The data stays a value here: the whole list becomes one JSON parameter.
-  const rows = events.map((event) => ({ ...eventColumns(event), data: event.data }));
-  return sql`
-    insert into events (merchant_id, type, resource_type, resource_id, data, notification_urls)
-    select e.merchant_id, e.type, e.resource_type, e.resource_id, e.data, e.notification_urls
-    from ${sql.table(anchor)} as a
-    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
-      as e(merchant_id uuid, type text, resource_type text, resource_id text, data jsonb, notification_urls text[])
-      on e.resource_id = a.${sql.ref(key)}::text`;
-}
-
-/** Rows per INSERT: events have 6 columns, and PostgreSQL allows 65,535 parameters per statement. */
-const EVENTS_PER_INSERT = 5000;
-
-/**
- * Records many events in the caller's transaction with one statement per 5,000, for changes that
- * touch many resources at once (a payout batch creates one event per payout), where one INSERT per
- * event would cost a round trip each.
- * @example await recordEvents(trx, payouts.map((p) => ({ merchantId, type: 'payout.status_changed', resourceType: 'payout', resourceId: p.tx_id, data, notificationUrls: [p.notification_url] })))
- */
-export async function recordEvents(db: Db, events: readonly NewEvent[]): Promise<void> {
-  const rows = events.map(eventRow);
-  for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) {
-    await db.insertInto('events').values(rows.slice(start, start + EVENTS_PER_INSERT)).execute();
-  }
+  return insertEvents(events, { anchor, key });
 }

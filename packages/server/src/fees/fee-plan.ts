@@ -36,6 +36,20 @@ export const DEFAULT_FEE_PLAN: FeePlan = {
   payouts: [{ type: 'SERVICE_FEE', payer: 'MERCHANT', ppm: 10_000, fixed_minor: 0 }],
 };
 
+/**
+ * The fee rules a payment keeps from its merchant's plan (its `fee_rules` column, one JSON object), so
+ * that a later partial capture prices its fees as its creation did.
+ */
+export type PaymentFeeRules = Pick<FeePlan, 'payments' | 'installment_interest_ppm'>;
+
+/**
+ * A payment's `fee_rules`, the one encoding every payment stores.
+ * @example paymentFeeRules(plan) // { payments: [...], installment_interest_ppm: 0 }
+ */
+export function paymentFeeRules(plan: PaymentFeeRules): PaymentFeeRules {
+  return { payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm };
+}
+
 export interface AppliedFee {
   readonly type: FeeType;
   readonly payer: 'MERCHANT' | 'CUSTOMER';

@@ -65,71 +65,68 @@ export interface EnqueueOptions {
 
 const DEFAULT_MAX_ATTEMPTS = 25;
 
-function jobRow(kind: string, payload: unknown, options: EnqueueOptions) {
+/** A job to enqueue: its kind, its payload (JSON) and the options of enqueue. */
+export interface NewJob {
+  kind: string;
+  payload: unknown;
+  options?: EnqueueOptions | undefined;
+}
+
+/** A job's row as the INSERT below reads it: every option of enqueue, or its default. */
+function jobRow(job: NewJob & { resourceId?: string }) {
+  const options = job.options ?? {};
   return {
-    kind,
-    payload: JSON.stringify(payload),
+    kind: job.kind,
+    payload: job.payload,
     run_at: options.runAt ?? new Date(),
     unique_key: options.uniqueKey ?? null,
     max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-    locked_by: null,
-    locked_until: null,
-    last_error: null,
-    failed_at: null,
+    resource_id: job.resourceId ?? null,
   };
 }
 
-/** @example await enqueue(trx, 'payment.authorize', { paymentToken }) */
-export async function enqueue(db: Db, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
-  await db
-    .insertInto('jobs')
-    .values(jobRow(kind, payload, options))
-    .onConflict((oc) => oc.column('unique_key').doNothing())
-    .execute();
-}
-
 /**
- * An INSERT of jobs for a data-modifying CTE: each job is enqueued only where `anchor` (a CTE of the
- * same statement) has a row whose `key` column is the job's `resourceId`, so it exists exactly when
- * the change that needs it happened. One statement may so enqueue the jobs of many changes.
- * @example sql`with payment as (…), job as (${jobsInsertFrom('payment', 'payment_token', [{ resourceId: token, kind: 'payment.process', payload }])}) select * from payment`
+ * The one INSERT of jobs, which every writer below runs, so each honours every option (run_at,
+ * unique_key, max_attempts): at most one pending job per unique key. The jobs travel as one JSON
+ * parameter, so one query text serves any number of them. With `after`, each job is enqueued only
+ * where that CTE of the same statement has a row whose `key` column is the job's resource id.
  */
-export function jobsInsertFrom(
-  anchor: string,
-  key: string,
-  jobs: readonly { resourceId: string; kind: string; payload: unknown; options?: EnqueueOptions }[],
-): RawBuilder<unknown> {
-  // Every option of `enqueue` is honoured here too (run_at, unique_key, max_attempts).
-  const rows = jobs.map((job) => {
-    const row = jobRow(job.kind, job.payload, job.options ?? {});
-    return { kind: row.kind, payload: job.payload, run_at: row.run_at, unique_key: row.unique_key, max_attempts: row.max_attempts, resource_id: job.resourceId };
-  });
+function insertJobs(jobs: readonly (NewJob & { resourceId?: string })[], after?: { anchor: string; key: string }): RawBuilder<unknown> {
+  const source = sql`jsonb_to_recordset(${jsonParameter(jobs.map(jobRow))}::jsonb)
+      as j(resource_id text, kind text, payload jsonb, run_at timestamptz, unique_key text, max_attempts integer)`;
   return sql`
     insert into jobs (kind, payload, run_at, unique_key, max_attempts)
     select j.kind, j.payload, j.run_at, j.unique_key, j.max_attempts
-    from ${sql.table(anchor)} as a
-    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as j(resource_id text, kind text, payload jsonb, run_at timestamptz, unique_key text, max_attempts integer)
-      on j.resource_id = a.${sql.ref(key)}::text
+    from ${after ? sql`${sql.table(after.anchor)} as a join ${source} on j.resource_id = a.${sql.ref(after.key)}::text` : source}
     on conflict (unique_key) do nothing`;
 }
 
-/** Rows per INSERT: jobs have 9 columns, and PostgreSQL allows 65,535 parameters per statement. */
-const JOBS_PER_INSERT = 5000;
+/**
+ * Enqueues jobs in the caller's transaction with one statement for any number of them (a payout batch
+ * enqueues one job per payout). A job whose unique key is pending already is not enqueued again.
+ * @example await enqueueMany(trx, txIds.map((txId) => ({ kind: PROCESS_PAYOUT_JOB, payload: { txId }, options: { uniqueKey: `${PROCESS_PAYOUT_JOB}:${txId}` } })))
+ */
+export async function enqueueMany(db: Db, jobs: readonly NewJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await insertJobs(jobs).execute(db);
+}
 
 /**
- * Enqueues many jobs in the caller's transaction with one statement per 5,000 (a payout batch enqueues
- * one job per payout), with the same unique-key rule as `enqueue`.
- * @example await enqueueMany(trx, txIds.map((txId) => ({ kind: 'payout.process', payload: { txId } })))
+ * Enqueues one job in the caller's transaction: enqueueMany of one.
+ * @example await enqueue(trx, PROCESS_PAYMENT_JOB, { paymentToken, merchantId, step: 'capture' })
  */
-export async function enqueueMany(db: Db, jobs: readonly { kind: string; payload: unknown; options?: EnqueueOptions }[]): Promise<void> {
-  const rows = jobs.map((job) => jobRow(job.kind, job.payload, job.options ?? {}));
-  for (let start = 0; start < rows.length; start += JOBS_PER_INSERT) {
-    await db
-      .insertInto('jobs')
-      .values(rows.slice(start, start + JOBS_PER_INSERT))
-      .onConflict((oc) => oc.column('unique_key').doNothing())
-      .execute();
-  }
+export function enqueue(db: Db, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  return enqueueMany(db, [{ kind, payload, options }]);
+}
+
+/**
+ * enqueueMany as a data-modifying CTE of a larger statement (sendPayment's shared insert): each job is
+ * enqueued only where `anchor` (a CTE of the same statement) has a row whose `key` column is the job's
+ * `resourceId`, so it exists exactly when the change that needs it happened.
+ * @example sql`with payment as (…), job as (${jobsInsertFrom('payment', 'payment_token', [{ resourceId: token, kind: PROCESS_PAYMENT_JOB, payload }])}) select * from payment`
+ */
+export function jobsInsertFrom(anchor: string, key: string, jobs: readonly (NewJob & { resourceId: string })[]): RawBuilder<unknown> {
+  return insertJobs(jobs, { anchor, key });
 }
 
 /** Retry delay after `attempts` failures: 1 s doubling to at most 1 h, with ±20 % jitter (jobs/backoff.ts). */

@@ -1,10 +1,6 @@
-import { Gauge, type Registry } from 'prom-client';
-import { Type } from 'typebox';
-import type { App, AppContext } from '../context';
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import type { Database } from '../db/schema';
-import { errorResponses } from '../http/schema-kit';
 
 /**
  * Operations that need a person: jobs past their deadline whose outcome is unknown (the processor may
@@ -25,19 +21,6 @@ export interface StuckOperation {
   created_at: string;
   next_attempt_at: string;
 }
-
-const StuckOperationSchema = Type.Object({
-  job_id: Type.String(),
-  kind: Type.String(),
-  resource_id: Type.Union([Type.String(), Type.Null()]),
-  attempts: Type.Integer(),
-  outcome_unknown: Type.Boolean(),
-  stuck_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  failed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  next_attempt_at: Type.String({ format: 'date-time' }),
-});
 
 /** Past the deadline with an unknown outcome, or failed on every attempt: the jobs this module lists and counts. */
 const needsAttention = (eb: ExpressionBuilder<Database, 'jobs'>) => eb.or([eb('stuck_since', 'is not', null), eb('failed_at', 'is not', null)]);
@@ -74,34 +57,12 @@ export async function listStuckOperations(db: Db, limit: number): Promise<StuckO
   }));
 }
 
-/** `GET /admin/stuck-operations` and the `colibri_stuck_operations` gauge (counted at each scrape). */
-export function registerStuckOperations(app: App, ctx: AppContext, registry: Registry): void {
-  new Gauge({
-    name: 'colibri_stuck_operations',
-    help: 'Jobs past their deadline with an unknown outcome, or failed on every attempt; see GET /admin/stuck-operations',
-    registers: [registry],
-    async collect() {
-      const row = await ctx.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where(needsAttention)
-        .executeTakeFirst();
-      this.set(Number(row?.n ?? 0));
-    },
-  });
-  app.get(
-    '/admin/stuck-operations',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        summary: 'Operations stuck past their deadline or failed for good',
-        description: 'Jobs whose processor outcome is still unknown after the retry deadline, and jobs that failed every attempt. Each keeps being reconciled until it settles.',
-        tags: ['Admin'],
-        security: [{ adminToken: [] }],
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })) }),
-        response: { 200: Type.Object({ operations: Type.Array(StuckOperationSchema) }), ...errorResponses(401) },
-      },
-    },
-    async (request) => ({ operations: await listStuckOperations(ctx.db, request.query.limit ?? 100) }),
-  );
+/** How many jobs need attention now (the `colibri_stuck_operations` gauge). @example await countStuckOperations(db) // 0 */
+export async function countStuckOperations(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where(needsAttention)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -16,3 +16,11 @@ export class WorkerSignal {
     return () => this.listeners.delete(listener);
   }
 }
+
+/**
+ * What a route may ask of its process's background work (background.ts): run every periodic sweep
+ * now, as the sandbox does when a merchant's clock moves.
+ */
+export interface BackgroundSweep {
+  sweep(): Promise<void>;
+}

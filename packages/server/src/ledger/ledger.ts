@@ -40,11 +40,8 @@ export interface JournalInput {
   at?: Date;
 }
 
-/** Rows per INSERT: ledger lines have 8 columns, and PostgreSQL allows 65,535 parameters per statement. */
-const LINES_PER_INSERT = 4000;
-
 /**
- * Writes one balanced journal in the caller's transaction. Zero lines are dropped.
+ * Writes one balanced journal in the caller's transaction: postJournals of one. Zero lines are dropped.
  * @example await postJournal(trx, { merchantId, kind: 'capture', currency: 'BRL', resourceId: token, lines: [...] })
  */
 export async function postJournal(db: Db, journal: JournalInput): Promise<string | null> {
@@ -53,10 +50,10 @@ export async function postJournal(db: Db, journal: JournalInput): Promise<string
 }
 
 /**
- * Writes many balanced journals in the caller's transaction with as few statements as possible, for
- * operations that move money for many resources at once (a payout batch writes one journal per
- * payout). Every journal is checked before anything is written, so one unbalanced journal writes
- * none. Returns each journal's id in order, null for a journal whose lines were all zero.
+ * Writes balanced journals in the caller's transaction with one statement for any number of them (a
+ * payout batch writes one journal per payout). Every journal is checked before anything is written,
+ * so one unbalanced journal writes none. Returns each journal's id in order, null for a journal whose
+ * lines were all zero.
  * @example await postJournals(trx, payouts.map((p) => ({ merchantId, kind: 'payout.created', currency: p.currency, resourceId: p.tx_id, lines: [...] })))
  */
 export async function postJournals(db: Db, journals: readonly JournalInput[]): Promise<(string | null)[]> {
@@ -67,9 +64,7 @@ export async function postJournals(db: Db, journals: readonly JournalInput[]): P
     ids.push(lines[0]?.journal_id ?? null);
     rows.push(...lines);
   }
-  for (let start = 0; start < rows.length; start += LINES_PER_INSERT) {
-    await db.insertInto('ledger_entries').values(rows.slice(start, start + LINES_PER_INSERT)).execute();
-  }
+  if (rows.length > 0) await insertLedgerRows(rows).execute(db);
   return ids;
 }
 
@@ -108,19 +103,28 @@ export function journalRows(journal: JournalInput): LedgerRow[] {
 }
 
 /**
- * An INSERT of ledger rows for a data-modifying CTE: each row is written only where `anchor` (a CTE of
- * the same statement) has a row whose `key` column is the line's resource id, so a journal exists only
- * if the change it belongs to happened. One statement may so write the journals of many changes.
- * @example sql`with updated as (…), ledger as (${ledgerInsertFrom('updated', 'payment_token', rows)}) select * from updated`
+ * The one INSERT of ledger lines, which postJournals and the statements below run. The lines travel as
+ * one JSON parameter, so one query text serves any number of them. With `after`, each line is written
+ * only where that CTE of the same statement has a row whose `key` column is the line's resource id.
  */
-export function ledgerInsertFrom(anchor: string, key: string, rows: readonly LedgerRow[]): RawBuilder<unknown> {
+function insertLedgerRows(rows: readonly LedgerRow[], after?: { anchor: string; key: string }): RawBuilder<unknown> {
+  const source = sql`jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
+      as l(journal_id uuid, merchant_id uuid, kind text, account text, amount_minor bigint, currency text, resource_id text, created_at timestamptz)`;
   return sql`
     insert into ledger_entries (journal_id, merchant_id, kind, account, amount_minor, currency, resource_id, created_at)
     select l.journal_id, l.merchant_id, l.kind, l.account, l.amount_minor, l.currency, l.resource_id, coalesce(l.created_at, now())
-    from ${sql.table(anchor)} as a
-    join jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
-      as l(journal_id uuid, merchant_id uuid, kind text, account text, amount_minor bigint, currency text, resource_id text, created_at timestamptz)
-      on l.resource_id = a.${sql.ref(key)}::text`;
+    from ${after ? sql`${sql.table(after.anchor)} as a join ${source} on l.resource_id = a.${sql.ref(after.key)}::text` : source}`;
+}
+
+/**
+ * postJournals as a data-modifying CTE of a larger statement (the shared statements of the card hot
+ * path), from rows made by journalRows: each line is written only where `anchor` (a CTE of the same
+ * statement) has a row whose `key` column is the line's resource id, so a journal exists only if the
+ * change it belongs to happened.
+ * @example sql`with updated as (…), ledger as (${ledgerInsertFrom('updated', 'payment_token', rows)}) select * from updated`
+ */
+export function ledgerInsertFrom(anchor: string, key: string, rows: readonly LedgerRow[]): RawBuilder<unknown> {
+  return insertLedgerRows(rows, { anchor, key });
 }
 
 /** Balances of a merchant's accounts, derived from the journal. @example (await balances(db, id)).merchant_payable */

@@ -4,7 +4,7 @@ import { eventsInsertFrom, type NewEvent } from '../events/outbox';
 import { journalRows, ledgerInsertFrom, type JournalInput, type LedgerRow } from '../ledger/ledger';
 import { jsonParameter } from '../lib/json';
 import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
-import type { PaymentsTable } from './tables';
+import type { PaymentsTable } from '../db/tables/payments';
 import type { PaymentStatus } from './states';
 
 export type PaymentRow = Selectable<PaymentsTable>;

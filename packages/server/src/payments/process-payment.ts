@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { computeFees, type FeePlan } from '../fees/fee-plan';
+import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
 import { batchCalls } from '../lib/batch';
 import { attemptOutcome, type OperationResult } from '../processor/processor';
@@ -210,6 +210,6 @@ async function settle(
 
 /** Fees of a partial capture: the payment's own fee rules (kept when it was created) on the captured amount. */
 function recomputeFees(payment: PaymentRow, capturedMinor: bigint) {
-  const rules = payment.fee_rules as Pick<FeePlan, 'payments' | 'installment_interest_ppm'>;
+  const rules = payment.fee_rules as PaymentFeeRules;
   return computeFees(rules.payments, capturedMinor, { installments: payment.installments, installmentInterestPpm: rules.installment_interest_ppm });
 }

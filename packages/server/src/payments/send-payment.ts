@@ -1,18 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { eventsInsertFrom } from '../events/outbox';
-import { computeFees, DEFAULT_FEE_PLAN, type AppliedFee, type FeeBreakdown, type FeePlan } from '../fees/fee-plan';
-import { convert, type FxQuote } from '../fees/fx';
+import { computeFees, DEFAULT_FEE_PLAN, type AppliedFee, type FeePlan } from '../fees/fee-plan';
+import { convert } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
-import { enqueue, jobsInsertFrom } from '../jobs/queue';
+import { enqueue } from '../jobs/queue';
 import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
-import { isCurrency, parseAmount, CURRENCY_EXPONENTS, type Currency } from '../lib/money';
-import { changeStatus, paymentEvent, type PaymentRow } from './payment-record';
+import { isCurrency, parseAmount, CURRENCY_EXPONENTS } from '../lib/money';
+import { authorizationJob, createPayments, quotedPrice, type NewPayment } from './create-payment';
+import { changeStatus, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
 import { claimAuthentication } from '../three-ds/verify-authentication';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
@@ -106,7 +105,7 @@ export async function sendPayment(
       cardId: card.id,
       originalMinor: parsed.minor,
       originalCurrency: currency,
-      quote,
+      price: quotedPrice(quote),
       plan,
       fees,
       installments,
@@ -213,160 +212,8 @@ async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise
  */
 const batchersOf = onePer((db: Db) => ({
   loadContext: batchCalls((keys: readonly ContextKey[]) => loadPaymentContexts(db, keys)),
-  insert: batchCalls((inputs: readonly NewCardPayment[]) => insertCardPayments(db, inputs)),
+  insert: batchCalls((inputs: readonly NewPayment[]) => createPayments(db, inputs)),
 }));
-
-/** A priced card payment, ready to be stored (sendPayment and subscription charges build one). */
-export interface NewCardPayment {
-  merchantId: string;
-  contractId: string;
-  referenceId: string;
-  method: 'CREDITCARD' | 'DEBITCARD';
-  personId: string;
-  cardId: string;
-  originalMinor: bigint;
-  originalCurrency: Currency;
-  quote: FxQuote;
-  plan: FeePlan;
-  fees: FeeBreakdown;
-  installments: number;
-  delayCapture: boolean;
-  softDescriptor: string | null;
-  extraData: unknown;
-  ipAddress: string | null;
-  notificationUrl: string | null;
-  authentication: ProcessPaymentJob['authentication'];
-  subscriptionId: string | null;
-  /** A token reserved in advance (a 3DS authentication's paymentToken, three-ds/); generated otherwise. */
-  paymentToken?: string | undefined;
-  /** The Idempotency-Key of the request that creates it, stored with it (unique per merchant). */
-  idempotencyKey?: string | null | undefined;
-  now: Date;
-  /**
-   * false stores the payment CREATED, to be sent later with startCardPayment; the default sends it now:
-   * PROCESSING, with its authorisation enqueued.
-   */
-  start?: boolean;
-  /**
-   * true stores the payment PROCESSING, with its event, but without its authorisation job, which
-   * sendWaitingPayment enqueues later: a subscription charge due on a later date, whose transaction the
-   * spec shows PROCESSING from its creation.
-   */
-  sendLater?: boolean;
-}
-
-/**
- * Stores a card payment: the row (CREATED), its fees and history, and, unless `start` is false, the
- * move to PROCESSING with its event and (unless `sendLater`) the authorisation job. Atomic by itself, whether or not the
- * caller is in a transaction. The caller has validated and priced it, and pokes the worker after.
- * @example const payment = await insertCardPayment(trx, priced);
- */
-export async function insertCardPayment(db: Db, input: NewCardPayment): Promise<PaymentRow> {
-  const [created] = await insertCardPayments(db, [input]);
-  if (!created) throw new Error('the payment insert returned no row');
-  return created;
-}
-
-/**
- * Stores many card payments (see insertCardPayment) in one statement of data-modifying CTEs: the
- * service's busiest write, shared by the sendPayment requests that arrive together. Answers the stored
- * rows in the order of `inputs`.
- */
-export async function insertCardPayments(db: Db, inputs: readonly NewCardPayment[]): Promise<PaymentRow[]> {
-  const payments = inputs.map((input) => ({ input, row: paymentRow(input) }));
-  const rows = payments.map((p) => p.row);
-  const history = payments.flatMap(({ input, row }) =>
-    (input.start === false ? ['CREATED'] : ['CREATED', 'PROCESSING']).map((status) => ({ payment_token: row.payment_token, status, at: input.now })),
-  );
-  const fees = payments.flatMap(({ input, row }) =>
-    input.fees.fees.map((f) => ({ payment_token: row.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: 'BRL' })),
-  );
-  const started = payments.filter(({ input }) => input.start !== false);
-  const jobs = started.filter(({ input }) => !input.sendLater).map(({ input, row }) => ({ resourceId: row.payment_token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) }));
-  const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
-  const { rows: stored } = await sql<PaymentRow>`
-    with payment as (
-      insert into payments (${columns})
-      select ${columns} from jsonb_populate_recordset(null::payments, ${jsonParameter(rows)}::jsonb)
-      returning *
-    ),
-    history as (
-      insert into payment_status_history (payment_token, status, at)
-      select h.payment_token, h.status, h.at
-      from payment as p
-      join jsonb_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::jsonb) as h(n integer, payment_token uuid, status text, at timestamptz)
-        on h.payment_token = p.payment_token
-      order by h.n
-    ),
-    fees as (
-      insert into payment_fees (payment_token, fee_type, payer, amount_minor, currency)
-      select f.payment_token, f.fee_type, f.payer, f.amount_minor, f.currency
-      from payment as p
-      join jsonb_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::jsonb)
-        as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
-        on f.payment_token = p.payment_token
-      order by f.n
-    ),
-    event as (${eventsInsertFrom('payment', 'payment_token', started.map(({ row }) => paymentEvent(row)))}),
-    job as (${jobsInsertFrom('payment', 'payment_token', jobs)})
-    select * from payment`.execute(db);
-  const byToken = new Map(stored.map((row) => [row.payment_token, row]));
-  return rows.map((row) => {
-    const created = byToken.get(row.payment_token);
-    if (!created) throw new Error(`the payment insert returned no row for ${row.payment_token}`);
-    return created;
-  });
-}
-
-/** A payment's row as stored (json columns as values: the statement reads them with jsonb_populate_recordset). */
-function paymentRow(input: NewCardPayment) {
-  const { now, fees, plan, quote } = input;
-  const currency = input.originalCurrency;
-  return {
-    payment_token: input.paymentToken ?? randomUUID(),
-    merchant_id: input.merchantId,
-    contract_id: input.contractId,
-    reference_id: input.referenceId,
-    method: input.method,
-    // A payment sent at once (or held for its due date) is stored PROCESSING directly (both moves are in its history).
-    status: input.start === false ? 'CREATED' : 'PROCESSING',
-    person_id: input.personId,
-    card_id: input.cardId,
-    original_amount_minor: input.originalMinor,
-    original_currency: currency,
-    amount_minor: quote.convertedMinor,
-    currency: 'BRL',
-    customer_fees_minor: fees.customerFeesMinor,
-    merchant_fees_minor: fees.merchantFeesMinor,
-    fee_rules: { payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm },
-    fx_rate: currency === 'BRL' ? null : quote.rate,
-    fx_rate_date: currency === 'BRL' ? null : quote.rateDate,
-    installments: input.installments,
-    delay_capture: input.delayCapture,
-    soft_descriptor: input.softDescriptor,
-    extra_data: input.extraData ?? null,
-    ip_address: input.ipAddress,
-    notification_url: input.notificationUrl,
-    // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
-    authentication: input.authentication
-      ? { eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id }
-      : null,
-    authorized_minor: 0n,
-    captured_minor: 0n,
-    refunded_minor: 0n,
-    pending_capture_minor: null,
-    processor_id: null,
-    error_code: null,
-    error_description: null,
-    expires_at: null,
-    end_to_end_id: null,
-    subscription_id: input.subscriptionId,
-    checkout_id: null,
-    idempotency_key: input.idempotencyKey ?? null,
-    created_at: now,
-    updated_at: now,
-  };
-}
 
 /** sendPayment's answer for a payment that exists: its row, its card's status and the fees its customer pays. */
 async function existingPayment(db: Db, merchantId: string, paymentToken: string): Promise<SendPaymentResult> {
@@ -378,11 +225,6 @@ async function existingPayment(db: Db, merchantId: string, paymentToken: string)
     cardStatus: card?.status ?? 'ACTIVE',
     customerFees: fees.map((f) => ({ type: f.fee_type, payer: 'CUSTOMER', amountMinor: f.amount_minor }) as AppliedFee),
   };
-}
-
-/** The CAVV rides in the job (deleted once processed) to reach the processor; it is not kept elsewhere. */
-function authorizationJob(payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, authentication: ProcessPaymentJob['authentication']): ProcessPaymentJob {
-  return { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
 }
 
 /**

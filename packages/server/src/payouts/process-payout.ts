@@ -13,21 +13,16 @@ export interface ProcessPayoutJob {
 }
 
 /**
- * The payout job handlers, for jobs/registry.ts.
- * @example new Map([...payoutJobHandlers(ctx)])
+ * The payout job kind, for the job registry (job-registry.ts).
+ * @example new Map([[PROCESS_PAYOUT_JOB, processPayoutJob(ctx)]])
  */
-export function payoutJobHandlers(ctx: AppContext): [string, JobKind][] {
-  return [
-    [
-      PROCESS_PAYOUT_JOB,
-      {
-        run: (job: Job<ProcessPayoutJob>) => processPayout(ctx, job.payload.txId, job.attempts),
-        // A payout the bank never received by its deadline is rejected, so the merchant can send it again.
-        abandon: (job: Job<ProcessPayoutJob>, reason: string) =>
-          settle(ctx, job.payload.txId, { status: 'ERROR', code: 'PROCESSOR_UNAVAILABLE', description: `The bank could not be reached before the deadline; nothing was sent (${reason}).` }),
-      },
-    ],
-  ];
+export function processPayoutJob(ctx: AppContext): JobKind {
+  return {
+    run: (job: Job<ProcessPayoutJob>) => processPayout(ctx, job.payload.txId, job.attempts),
+    // A payout the bank never received by its deadline is rejected, so the merchant can send it again.
+    abandon: (job: Job<ProcessPayoutJob>, reason: string) =>
+      settle(ctx, job.payload.txId, { status: 'ERROR', code: 'PROCESSOR_UNAVAILABLE', description: `The bank could not be reached before the deadline; nothing was sent (${reason}).` }),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTimeMillis } from '../lib/time-format';
-import type { RefundsTable } from './tables';
+import type { RefundsTable } from '../db/tables/refunds';
 
 export type RefundRow = Selectable<RefundsTable>;
 export const REFUND_STATUSES = ['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;

@@ -8,7 +8,7 @@ import { lockPayment } from '../payments/payment-record';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { validateDestination, type DestinationInput } from './destination';
 import { announce, changeRefundStatus, PENDING_REFUND_STATUSES, type RefundRow } from './refund-record';
-import { SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
+import { refundReference, SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
 import { REFUNDABLE_STATUSES, REFUND_RULES, refundDeadline, type RefundFailure } from './rules';
 
 export interface RefundRequest extends DestinationInput {
@@ -166,15 +166,10 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   return refund;
 }
 
-/** The processor reference of a refund: stable across retries, so the processor deduplicates them. */
 /** How long a reserved refund waits for its request before its settlement job resumes it. */
 const RESUME_AFTER_MS = 60_000;
 
 /** One settlement job per refund. */
 function settleJobKey(refund: Pick<RefundRow, 'refund_id'>): string {
   return `${SETTLE_REFUND_JOB}:${refund.refund_id}`;
-}
-
-export function refundReference(refund: Pick<RefundRow, 'refund_id' | 'payment_token'>): string {
-  return `${refund.payment_token}:refund:${refund.refund_id}`;
 }

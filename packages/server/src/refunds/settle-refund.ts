@@ -1,11 +1,10 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { backoffMs, RetryLater, type Job } from '../jobs/queue';
+import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
 import { postJournal } from '../ledger/ledger';
 import { changeStatus, lockPayment } from '../payments/payment-record';
 import { attemptOutcome, type OperationResult, type PaymentMethodName } from '../processor/processor';
-import { announce, changeRefundStatus } from './refund-record';
-import { refundReference } from './request-refund';
+import { announce, changeRefundStatus, type RefundRow } from './refund-record';
 
 /** The job kind that settles a refund (and resumes one whose request died before recording its answer). */
 export const SETTLE_REFUND_JOB = 'refund.settle';
@@ -15,13 +14,27 @@ export interface SettleRefundJob {
   merchantId: string;
 }
 
+/** The processor reference of a refund: stable across retries, so the processor deduplicates them. */
+export function refundReference(refund: Pick<RefundRow, 'refund_id' | 'payment_token'>): string {
+  return `${refund.payment_token}:refund:${refund.refund_id}`;
+}
+
+/**
+ * The refund settlement job kind, for the job registry (job-registry.ts). It has no `abandon`: a
+ * refund's outcome is unknown until the processor answers, so it is never given up.
+ * @example new Map([[SETTLE_REFUND_JOB, settleRefundJob(ctx)]])
+ */
+export function settleRefundJob(ctx: AppContext): JobKind {
+  return { run: settleRefundHandler(ctx) };
+}
+
 /**
  * Settles a PROCESSING refund from the processor's own answer for its reference (resubmitting it with
  * the same reference if the processor never saw it). On COMPLETED the payment's refunded amount grows,
  * the payment becomes PARTIALLY_REFUNDED or REFUNDED, and the ledger moves the money back: all in one
  * transaction under the payment's row lock.
  */
-export function settleRefundHandler(ctx: AppContext) {
+function settleRefundHandler(ctx: AppContext) {
   return async (job: Job<SettleRefundJob>): Promise<void> => {
     const { refundId, merchantId } = job.payload;
     const seen = await ctx.db.selectFrom('refunds').selectAll().where('refund_id', '=', BigInt(refundId)).executeTakeFirst();

@@ -4,7 +4,7 @@ import { inPositionOrder, splitIntoExpressions, type Indexed } from './column-ex
 import { dynamicRange, literalRange, type TimeRange } from './dynamic-values';
 import { catalogueField, sourceQuery, type CatalogueField, type FieldType } from './field-catalogue';
 import type { DateWrap, DynamicValue, FilterOperator, ReportDefinition, StoredColumn, StoredFilter } from './report-definition';
-import type { ExportFormat } from './row-formats';
+import type { ExportFormat, ReportRow } from './row-formats';
 
 /**
  * Turns a validated report definition into one SQL query over the merchant's rows:
@@ -28,11 +28,6 @@ import type { ExportFormat } from './row-formats';
 
 /** How an output column is written: text (quoted in JSON) or a number (a JSON number literal). */
 export type OutputKind = 'text' | 'number';
-
-/** A row of an export: its text, without the line end. */
-export interface ReportRow {
-  line: string;
-}
 
 export interface CompiledReport {
   /** The output columns' aliases, in order (the CSV header). */

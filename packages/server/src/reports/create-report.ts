@@ -1,6 +1,7 @@
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
-import { definitionToRow, normalizeDefinition, REPORT_LIMITS, rowToReport, type Report, type ReportDefinition, type ReportInput } from './report-definition';
+import { definitionToRow, normalizeDefinition, REPORT_LIMITS, type Report, type ReportDefinition, type ReportInput } from './report-definition';
+import { rowToReport } from './report-row';
 import { validateReport } from './validate-report';
 
 /**

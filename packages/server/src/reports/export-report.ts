@@ -5,10 +5,10 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { postgresPool, type Db } from '../db/database';
 import { ApiError } from '../http/errors';
-import { compileReport, type CompiledReport, type ReportRow } from './compile-report';
+import { compileReport, type CompiledReport } from './compile-report';
 import { pushStream, StreamClosedError } from './push-stream';
 import { readReport } from './read-report';
-import { encoderFor, type ExportFormat } from './row-formats';
+import { encoderFor, type ExportFormat, type ReportRow } from './row-formats';
 import { validateReport } from './validate-report';
 
 /**

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { CardsTable, PersonsTable } from '../db/schema';
 import { CURRENCY_EXPONENTS } from '../lib/money';
 import { PAYMENT_STATUSES } from '../payments/states';
-import type { PaymentsTable } from '../payments/tables';
+import type { PaymentsTable } from '../db/tables/payments';
 import type { PayoutsTable } from '../payouts/tables';
 import { ACCOUNT_TYPES, TAX_ID_TYPES } from '../payouts/validation/types';
 import type { AggregationOperator, FilterOperator, ReportType } from './report-definition';

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database';
-import { rowToReport, searchKey, type Report } from './report-definition';
+import { searchKey, type Report } from './report-definition';
+import { rowToReport } from './report-row';
 
 /** Page sizes of `GET …/myreports/report` (docs/reports.md): the default and the most one page holds. */
 export const PAGE_SIZE = { default: 20, max: 100 } as const;

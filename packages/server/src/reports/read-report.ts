@@ -1,6 +1,7 @@
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
-import { rowToReport, type Report } from './report-definition';
+import { type Report } from './report-definition';
+import { rowToReport } from './report-row';
 
 const MAX_ID = 2_147_483_647;
 

@@ -1,5 +1,3 @@
-import type { Selectable } from 'kysely';
-import type { ReportsTable } from './tables';
 
 /**
  * The saved report as the spec shows it (Report, Report column, Report filter, Report ordering), and
@@ -205,7 +203,7 @@ function withIds<T extends { id?: number | null | undefined }>(items: readonly T
   return items.map((item) => ({ item, id: item.id ?? next++ }));
 }
 
-function byPosition<T extends { position: number }>(items: T[]): T[] {
+export function byPosition<T extends { position: number }>(items: T[]): T[] {
   return items.sort((a, b) => a.position - b.position);
 }
 
@@ -223,25 +221,6 @@ export function definitionToRow(definition: ReportDefinition) {
     filters: JSON.stringify(definition.filters),
     group_by: JSON.stringify(definition.group_by),
     order_by: JSON.stringify(definition.order_by),
-  };
-}
-
-/** The Report resource of a stored row, lists ordered by position (filters always are, per the spec). */
-export function rowToReport(row: Selectable<ReportsTable>): Report {
-  const type = row.report_type as ReportType;
-  return {
-    id: row.id,
-    name: row.name,
-    folder: row.folder,
-    report_type: type,
-    report_type_name: REPORT_TYPES[type] ?? type,
-    enable: row.enable,
-    offset: row.row_offset,
-    limit: row.row_limit,
-    fields: byPosition([...row.fields]),
-    filters: byPosition([...row.filters]),
-    group_by: [...row.group_by],
-    order_by: byPosition([...row.order_by]),
   };
 }
 

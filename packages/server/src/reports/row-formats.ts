@@ -1,4 +1,3 @@
-import type { ReportRow } from './compile-report';
 
 /**
  * Export encoders. Each turns batches of report rows into text: a prologue, one piece per batch, an
@@ -15,6 +14,11 @@ export interface RowEncoder {
 }
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
+/** A row of an export: its text, without the line end. */
+export interface ReportRow {
+  line: string;
+}
+
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const NEEDS_QUOTES = /[",\r\n]/;

@@ -2,7 +2,8 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { checkedDefinition } from './create-report';
 import { notFound, parseReportId } from './read-report';
-import { definitionToRow, rowToReport, type Report, type ReportInput } from './report-definition';
+import { definitionToRow, type Report, type ReportInput } from './report-definition';
+import { rowToReport } from './report-row';
 
 /**
  * `PUT …/myreports/report/<id>` with a complete Report: replaces the definition and answers the report

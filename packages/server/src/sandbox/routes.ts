@@ -4,7 +4,7 @@ import { payPayment } from '../checkout/pay-payment';
 import { SandboxPayResponse } from '../checkout/schemas';
 import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';
-import type { Background } from '../jobs/background';
+import type { BackgroundSweep } from '../jobs/worker-signal';
 import { errorResponses, StringEnum } from '../http/schema-kit';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
 import { setProcessorFault } from './processor-faults';
@@ -16,7 +16,7 @@ const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
  * Sandbox controls (contract, Sandbox controls), registered only in sandbox mode; in live mode these
  * paths do not exist and answer 404.
  */
-export function registerSandboxRoutes(app: App, ctx: AppContext, background: Background | undefined): void {
+export function registerSandboxRoutes(app: App, ctx: AppContext, background: BackgroundSweep | undefined): void {
   assertSandboxOnly(ctx.config, 'The sandbox controls');
   const Now = Type.Object({ now: Type.String({ format: 'date-time' }) });
 

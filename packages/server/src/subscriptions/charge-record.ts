@@ -6,7 +6,8 @@ import { convert } from '../fees/fx';
 import { toJsonNumber, type Currency } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf, type PaymentRow } from '../payments/payment-record';
-import { insertCardPayment, sendWaitingPayment, startCardPayment } from '../payments/send-payment';
+import { createPayment, quotedPrice } from '../payments/create-payment';
+import { sendWaitingPayment, startCardPayment } from '../payments/send-payment';
 import { merchantToday } from './schedule';
 import { canMoveCharge, type ChargeStatus } from './states';
 import type { SubscriptionRow } from './subscription-record';
@@ -54,7 +55,7 @@ export async function attemptCharge(
   const plan = await loadFeePlan(trx, subscription.merchant_id);
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments: 1, installmentInterestPpm: plan.installment_interest_ppm });
   const merchant = await trx.selectFrom('merchants').select('contract_id').where('id', '=', subscription.merchant_id).executeTakeFirstOrThrow();
-  const payment = await insertCardPayment(trx, {
+  const payment = await createPayment(trx, {
     merchantId: subscription.merchant_id,
     contractId: merchant.contract_id,
     referenceId: charge.reference_id,
@@ -63,7 +64,7 @@ export async function attemptCharge(
     cardId: subscription.card_id,
     originalMinor: charge.amount_minor,
     originalCurrency: charge.currency as Currency,
-    quote,
+    price: quotedPrice(quote),
     plan,
     fees,
     installments: 1,
@@ -75,7 +76,7 @@ export async function attemptCharge(
     authentication: undefined,
     subscriptionId: subscription.id,
     now,
-    sendLater: !start,
+    start: start ? 'authorize' : 'hold',
   });
   if (!start) {
     const waiting = await updateCharge(trx, charge, { payment_token: payment.payment_token, next_attempt_on: charge.due_date }, now);

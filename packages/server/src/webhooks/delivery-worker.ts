@@ -46,7 +46,7 @@ const LIVE_WORKERS = new Set<string>();
  * callbacks. A slot is freed when the receiver has answered; the delivery stays leased until its result
  * is written, so no other worker takes it meanwhile.
  *
- * Callbacks have a window of their own beside the job worker's (jobs/background.ts): an attempt may
+ * Callbacks have a window of their own beside the job worker's (background.ts): an attempt may
  * take 15 seconds, and a slow merchant must not hold the slots of payment processing.
  * @example
  * const worker = new DeliveryWorker(ctx, { pollMs: 250 });

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { EventsTable } from '../db/schema';
 import type { EventResource, EventStatus } from './schemas';
-import type { AttemptOutcome, DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from './tables';
+import type { AttemptOutcome, DeliveryStatus, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables/webhooks';
 
 type EventRow = Pick<Selectable<EventsTable>, 'id' | 'type' | 'created_at' | 'resource_type' | 'resource_id' | 'data'>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../context';
-import { purgeExpiredIdempotencyKeys } from '../http/idempotency';
-import { DeliveryWorker } from '../webhooks/delivery-worker';
-import { JobWorker, type WorkerOptions } from './queue';
-import { jobHandlers, periodicTasks } from './registry';
+import type { AppContext } from './context';
+import { jobHandlers, periodicTasks } from './job-registry';
+import { JobWorker, type WorkerOptions } from './jobs/queue';
+import { DeliveryWorker } from './webhooks/delivery-worker';
 
 /**
- * The background side of a Colibri process: the job worker and the periodic sweeps. `colibri serve`
- * runs it beside HTTP (unless COLIBRI_WORKERS=off); `colibri worker` runs it alone.
+ * The background side of a Colibri process: the job worker, the callback worker and the periodic
+ * sweeps of job-registry.ts. `colibri serve` (main.ts) runs it beside HTTP (unless COLIBRI_WORKERS=off);
+ * `colibri worker` (worker.ts) runs it alone.
  * @example const background = startBackground(ctx, logger); … await background.stop();
  */
 export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, options: WorkerOptions & { sweepScale?: number } = {}) {
@@ -33,10 +33,7 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
   });
   worker.start();
   deliveries.start();
-  const tasks = [
-    ...periodicTasks(ctx),
-    { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },
-  ];
+  const tasks = periodicTasks(ctx);
   const timers = tasks.map((task) => {
     let busy = false;
     return setInterval(async () => {

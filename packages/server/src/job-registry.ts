@@ -1,0 +1,44 @@
+import { sweepCheckouts } from './checkout/sweep-checkouts';
+import type { AppContext } from './context';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency';
+import type { JobKind } from './jobs/queue';
+import { expirePreAuthorizations } from './payments/cancel';
+import { PROCESS_PAYMENT_JOB, processPaymentJob } from './payments/process-payment';
+import { PROCESS_PAYOUT_JOB, processPayoutJob } from './payouts/process-payout';
+import { SETTLE_REFUND_JOB, settleRefundJob } from './refunds/settle-refund';
+import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from './subscriptions/sweep';
+import { secureSigningSecrets } from './webhooks/signing-secrets';
+
+/**
+ * Every job kind and its handler. Each domain exports its job kinds as constants (the kind enqueued)
+ * and a function making the kind's handler; this is the one place they are put together, above the
+ * domains and beside the processes that run them (worker.ts, main.ts), so a reader sees all background
+ * work of the service here.
+ */
+export function jobHandlers(ctx: AppContext): Map<string, JobKind> {
+  return new Map<string, JobKind>([
+    [PROCESS_PAYMENT_JOB, processPaymentJob(ctx)],
+    [SETTLE_REFUND_JOB, settleRefundJob(ctx)],
+    [PROCESS_PAYOUT_JOB, processPayoutJob(ctx)],
+  ]);
+}
+
+/** Periodic sweeps (expiries, schedules): each runs every `everyMs` in every worker process. */
+export interface PeriodicTask {
+  name: string;
+  everyMs: number;
+  run(): Promise<void>;
+}
+
+export function periodicTasks(ctx: AppContext): PeriodicTask[] {
+  return [
+    { name: 'pre-authorization-ttl', everyMs: 60_000, run: async () => void (await expirePreAuthorizations(ctx)) },
+    // Checkout expiries and card outcomes reach sessions nobody is looking at (checkout/sweep-checkouts.ts).
+    { name: 'checkout-sweep', everyMs: 2_000, run: async () => void (await sweepCheckouts(ctx)) },
+    // Due subscription periods, due attempts and retries, and settled attempts (subscriptions/sweep.ts).
+    { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) },
+    // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
+    { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.cardCipher)) },
+    { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },
+  ];
+}

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import { eventsInsertFrom, recordEvent } from '../events/outbox';
+import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fees/fee-plan';
+import type { FxQuote } from '../fees/fx';
+import { enqueue, jobsInsertFrom } from '../jobs/queue';
+import { jsonParameter } from '../lib/json';
+import type { PaymentMethodName } from '../processor/processor';
+import { paymentEvent, type PaymentRow } from './payment-record';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
+
+/**
+ * The one way a payment row comes to exist, for every method: cards (sendPayment, subscription
+ * charges) and the code methods of hosted checkout (PIX, boleto, OXXO, PAYNET, SPEI, PicPay). A payment
+ * is stored with its fees, its history, its event and, for a card sent now, its authorisation job,
+ * atomically. Two forms of one function write the same rows: createPayment, plain statements for one
+ * payment, and createPayments, one shared statement for the sendPayment requests of one turn of the
+ * event loop (the service's busiest write, see docs/architecture.md).
+ */
+
+/** What a payment charges, in its own currency, and the FX rate it was converted at (none when it was not converted). */
+export interface PaymentPrice {
+  amountMinor: bigint;
+  currency: string;
+  fxRate: string | null;
+  fxRateDate: string | null;
+}
+
+/**
+ * The price of a payment converted by `quote` (a payment in the currency it charges keeps no rate).
+ * @example quotedPrice(await convert(db, 1000n, 'USD', 'BRL')) // { amountMinor: 5341n, currency: 'BRL', fxRate: '5.3412', … }
+ */
+export function quotedPrice(quote: FxQuote): PaymentPrice {
+  const converted = quote.originalCurrency !== quote.counterCurrency;
+  return { amountMinor: quote.convertedMinor, currency: quote.counterCurrency, fxRate: converted ? quote.rate : null, fxRateDate: converted ? quote.rateDate : null };
+}
+
+/**
+ * How a payment starts:
+ * - `authorize` (a card sent now): PROCESSING, announced, with its authorisation job;
+ * - `hold`: PROCESSING and announced, without the job, which sendWaitingPayment enqueues on the due
+ *   date (a subscription charge due later, whose transaction the spec shows PROCESSING from creation);
+ * - `await-payer` (a code method): CREATED and announced, since the payer pays it later;
+ * - `draft`: CREATED, not announced, to be sent later with startCardPayment.
+ */
+export type PaymentStart = 'authorize' | 'hold' | 'await-payer' | 'draft';
+
+/** A validated and priced payment, ready to be stored. */
+export interface NewPayment {
+  merchantId: string;
+  contractId: string;
+  referenceId: string;
+  method: Exclude<PaymentMethodName, 'PAYOUT'>;
+  /** The customer and card of a card payment; null for a code payment. */
+  personId: string | null;
+  cardId: string | null;
+  originalMinor: bigint;
+  originalCurrency: string;
+  price: PaymentPrice;
+  plan: PaymentFeeRules;
+  fees: FeeBreakdown;
+  installments: number;
+  delayCapture: boolean;
+  softDescriptor: string | null;
+  extraData: unknown;
+  ipAddress: string | null;
+  notificationUrl: string | null;
+  authentication: ProcessPaymentJob['authentication'];
+  subscriptionId: string | null;
+  /** The hosted checkout session of a code payment. */
+  checkoutId?: string | null | undefined;
+  /** Until when a code payment may be paid. */
+  expiresAt?: Date | null | undefined;
+  /** A token reserved in advance (a 3DS authentication's paymentToken, three-ds/); generated otherwise. */
+  paymentToken?: string | undefined;
+  /** The Idempotency-Key of the request that creates it, stored with it (unique per merchant). */
+  idempotencyKey?: string | null | undefined;
+  now: Date;
+  /** Default `authorize`. */
+  start?: PaymentStart | undefined;
+}
+
+/**
+ * Stores one payment with plain statements: the row, its history, its fees, its event and its job (see
+ * PaymentStart), atomic by itself whether or not the caller is in a transaction. The caller has
+ * validated and priced it, and pokes the worker after committing.
+ * @example const payment = await createPayment(trx, { ...priced, start: 'await-payer' });
+ */
+export async function createPayment(db: Db, input: NewPayment): Promise<PaymentRow> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => createPayment(trx, input));
+  const { row, history, fees, event, job } = describePayment(input);
+  const payment = await db
+    .insertInto('payments')
+    .values({ ...row, fee_rules: jsonText(row.fee_rules), extra_data: jsonText(row.extra_data), authentication: jsonText(row.authentication) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await db.insertInto('payment_status_history').values(history).execute();
+  if (fees.length > 0) await db.insertInto('payment_fees').values(fees).execute();
+  if (event) await recordEvent(db, event);
+  if (job) await enqueue(db, job.kind, job.payload);
+  return payment;
+}
+
+/**
+ * Stores many payments (see createPayment) in one statement of data-modifying CTEs: the insert that
+ * sendPayment's requests of one turn share (lib/batch.ts). Answers the stored rows in the order of `inputs`.
+ * @example const [first, second] = await createPayments(db, [priced, pricedToo]);
+ */
+export async function createPayments(db: Db, inputs: readonly NewPayment[]): Promise<PaymentRow[]> {
+  const payments = inputs.map(describePayment);
+  const rows = payments.map((p) => p.row);
+  const history = payments.flatMap((p) => p.history);
+  const fees = payments.flatMap((p) => p.fees);
+  const events = payments.flatMap((p) => (p.event ? [p.event] : []));
+  const jobs = payments.flatMap((p) => (p.job ? [p.job] : []));
+  const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
+  const { rows: stored } = await sql<PaymentRow>`
+    with payment as (
+      insert into payments (${columns})
+      select ${columns} from jsonb_populate_recordset(null::payments, ${jsonParameter(rows)}::jsonb)
+      returning *
+    ),
+    history as (
+      insert into payment_status_history (payment_token, status, at)
+      select h.payment_token, h.status, h.at
+      from payment as p
+      join jsonb_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::jsonb) as h(n integer, payment_token uuid, status text, at timestamptz)
+        on h.payment_token = p.payment_token
+      order by h.n
+    ),
+    fees as (
+      insert into payment_fees (payment_token, fee_type, payer, amount_minor, currency)
+      select f.payment_token, f.fee_type, f.payer, f.amount_minor, f.currency
+      from payment as p
+      join jsonb_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::jsonb)
+        as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
+        on f.payment_token = p.payment_token
+      order by f.n
+    ),
+    event as (${eventsInsertFrom('payment', 'payment_token', events)}),
+    job as (${jobsInsertFrom('payment', 'payment_token', jobs)})
+    select * from payment`.execute(db);
+  const byToken = new Map(stored.map((row) => [row.payment_token, row]));
+  return rows.map((row) => {
+    const created = byToken.get(row.payment_token);
+    if (!created) throw new Error(`the payment insert returned no row for ${row.payment_token}`);
+    return created;
+  });
+}
+
+/** A JSON column's value as text for a plain insert; SQL null for none (as jsonb_populate_recordset reads a JSON null). */
+function jsonText(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Everything one payment writes, computed once for both forms. */
+function describePayment(input: NewPayment) {
+  const start = input.start ?? 'authorize';
+  const row = paymentRow(input, start === 'authorize' || start === 'hold' ? 'PROCESSING' : 'CREATED');
+  const token = row.payment_token;
+  return {
+    row,
+    history: (row.status === 'PROCESSING' ? ['CREATED', 'PROCESSING'] : ['CREATED']).map((status) => ({ payment_token: token, status, at: input.now })),
+    fees: input.fees.fees.map((f) => ({ payment_token: token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: row.currency })),
+    event: start === 'draft' ? undefined : paymentEvent(row),
+    job: start === 'authorize' ? { resourceId: token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) } : undefined,
+  };
+}
+
+/** A payment's row as stored (json columns as values). */
+function paymentRow(input: NewPayment, status: 'CREATED' | 'PROCESSING') {
+  const { now, fees, price } = input;
+  return {
+    payment_token: input.paymentToken ?? randomUUID(),
+    merchant_id: input.merchantId,
+    contract_id: input.contractId,
+    reference_id: input.referenceId,
+    method: input.method,
+    // A payment sent at once (or held for its due date) is stored PROCESSING directly (both moves are in its history).
+    status,
+    person_id: input.personId,
+    card_id: input.cardId,
+    original_amount_minor: input.originalMinor,
+    original_currency: input.originalCurrency,
+    amount_minor: price.amountMinor,
+    currency: price.currency,
+    customer_fees_minor: fees.customerFeesMinor,
+    merchant_fees_minor: fees.merchantFeesMinor,
+    fee_rules: paymentFeeRules(input.plan),
+    fx_rate: price.fxRate,
+    fx_rate_date: price.fxRateDate,
+    installments: input.installments,
+    delay_capture: input.delayCapture,
+    soft_descriptor: input.softDescriptor,
+    extra_data: input.extraData ?? null,
+    ip_address: input.ipAddress,
+    notification_url: input.notificationUrl,
+    // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
+    authentication: input.authentication
+      ? { eci: input.authentication.eci, version: input.authentication.version, dstrans_id: input.authentication.dstrans_id }
+      : null,
+    authorized_minor: 0n,
+    captured_minor: 0n,
+    refunded_minor: 0n,
+    pending_capture_minor: null,
+    processor_id: null,
+    error_code: null,
+    error_description: null,
+    expires_at: input.expiresAt ?? null,
+    end_to_end_id: null,
+    subscription_id: input.subscriptionId,
+    checkout_id: input.checkoutId ?? null,
+    idempotency_key: input.idempotencyKey ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * The authorisation job of a card payment. The CAVV rides in the job (deleted once processed) to reach
+ * the processor; it is not kept elsewhere.
+ * @example await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, undefined));
+ */
+export function authorizationJob(payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, authentication: ProcessPaymentJob['authentication']): ProcessPaymentJob {
+  return { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
+}
+
+/**
+ * A card payment made through a hosted checkout joins its session. Debit pays through a 3DS
+ * authentication that lent the page's address as its notification URL; `dropNotificationUrl` takes
+ * it off the payment of a session that has no URL of its own, so no callback is ever posted to the page.
+ * @example await joinCheckout(trx, payment.payment_token, session.checkout_id);
+ */
+export async function joinCheckout(db: Db, paymentToken: string, checkoutId: string): Promise<void> {
+  await db.updateTable('payments').set({ checkout_id: checkoutId }).where('payment_token', '=', paymentToken).execute();
+}
+
+/** See joinCheckout. @example if (!session.notification_url) await dropNotificationUrl(db, payment.payment_token); */
+export async function dropNotificationUrl(db: Db, paymentToken: string): Promise<void> {
+  await db.updateTable('payments').set({ notification_url: null }).where('payment_token', '=', paymentToken).execute();
+}
