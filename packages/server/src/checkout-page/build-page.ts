@@ -73,6 +73,9 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     const paymentSecondsLeft = Math.max(0, Math.ceil(((payment.expires_at ?? session.expires_at).getTime() - now.getTime()) / 1000));
     if (payment.method === 'PIX' && codes.br_code) {
       view = { kind: 'pix', brCode: codes.br_code, qrSvg: await renderBrCodeSvg(codes.br_code, { margin: 2 }), secondsLeft };
+    } else if (payment.method === 'PIX') {
+      // The PSP has not given the charge's code yet (it failed or did not answer); reconciliation asks again.
+      view = { kind: 'processing' };
     } else if (payment.method === 'BOLETO') {
       const line = codes.digitable_line ?? '';
       const barcode = codes.barcode ?? '';
