@@ -199,6 +199,26 @@ for (const engine of ENGINES) {
       }
     });
 
+    it("takes a merchant's own PSP credentials, encrypted, and fails the attempt whose charge the PSP refuses", async () => {
+      const m = await service.merchant();
+      const admin = { headers: { authorization: `Bearer ${service.ctx.adminToken}` } };
+      const listenerOnly = await service.request('PUT', `/admin/merchants/${m.merchant_id}/connectors/PIX`, { connector: 'pix', credentials: { webhook_port: '9443' } }, admin);
+      expect(listenerOnly.status).toBe(400);
+      const key = readFileSync(colibriClientFiles.key, 'utf8');
+      const put = await service.request('PUT', `/admin/merchants/${m.merchant_id}/connectors/PIX`, { connector: 'pix', credentials: { receiver_key: 'outra-chave@example.com', key } }, admin);
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const stored = await service.ctx.db.selectFrom('merchant_connectors').select('credentials_ciphertext').where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
+      expect(Buffer.from(stored.credentials_ciphertext, 'base64').toString('latin1')).not.toContain('PRIVATE KEY');
+
+      const session = await checkout(m);
+      const cob = fake.received.at(-1)!;
+      expect(cob).toMatchObject({ method: 'PUT', path: `/api/v2/cob/${pixTxid(session.payment.payment_token)}`, problems: [] });
+      expect((cob.body as { chave: string }).chave).toBe('outra-chave@example.com');
+      expect(session.payment.transaction_status).toBe('ERROR');
+      const row = await service.ctx.db.selectFrom('payments').select(['status', 'error_code']).where('payment_token', '=', session.payment.payment_token).executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'ERROR', error_code: 'INVALID_REQUEST' });
+    });
+
     it('withdraws the charge of an attempt the payer left, and refreshes its OAuth2 token when the PSP revokes it', async () => {
       const m = await service.merchant();
       const generated = await service.post('/checkout/generate', { contractId: m.contract_id, amount: '12.00', asset: 'BRL', method: 'PIX', referenceId: 'order-cancel', expiresIn: 60 }, { token: m.token });

@@ -21,11 +21,18 @@ export interface PageQuery {
 
 /**
  * What the page and its poll compare: the page is redrawn when the session's status, its attempt or
- * that attempt's payment status changes.
+ * that attempt's payment status changes, or when the PSP's code of a PIX attempt arrives.
  * @example pageVersion(session) // 'PROCESSING|8f0c…|CREATED'
  */
-export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status'>): string {
-  return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}`;
+export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status'>, codePending = false): string {
+  return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}${codePending ? '|code-pending' : ''}`;
+}
+
+/** Whether the session's attempt is a PIX charge whose code the PSP has not given yet (connectors/pix/pix-charges.ts). */
+export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<CheckoutRow, 'current_payment_token' | 'current_payment_status'>): Promise<boolean> {
+  if (!session.current_payment_token || session.current_payment_status !== 'CREATED') return false;
+  const codes = await ctx.db.selectFrom('checkout_payment_codes').select(['br_code', 'txid']).where('payment_token', '=', session.current_payment_token).executeTakeFirst();
+  return codes !== undefined && codes.txid !== null && codes.br_code === null;
 }
 
 /**
@@ -101,7 +108,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     chargeMinor: payment ? payment.amount_minor + payment.customer_fees_minor : session.amount_minor,
     currency: session.currency,
     sandbox: ctx.config.mode === 'sandbox',
-    version: pageVersion(session),
+    version: pageVersion(session, await pixCodePending(ctx, session)),
     view,
   };
 }

@@ -8,7 +8,7 @@ import type { CheckoutRow } from './checkout-record';
 import type { GenerateCheckoutInput } from './schemas';
 import type { PaymentRow } from '../payments/payment-record';
 import { lockCheckout } from './checkout-record';
-import { attemptContext, openCodeAttempt } from './start-attempt';
+import { attemptContext, openCodeAttempt, refreshed } from './start-attempt';
 import { issuePixCharge } from '../connectors/pix/pix-charges';
 import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, isCodeMethod, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
 
@@ -169,7 +169,8 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
   });
   if (result.payment) {
     ctx.workerSignal.poke();
-    await issuePixCharge(ctx, result.payment);
+    // A PSP that refuses the charge fails the attempt meanwhile: the answer shows both as they are now.
+    if (await issuePixCharge(ctx, result.payment)) return refreshed(ctx, result.session, result.payment);
   }
   return result;
 }

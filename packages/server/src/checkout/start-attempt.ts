@@ -109,8 +109,17 @@ export async function startCodeAttempt(ctx: AppContext, checkoutId: string, meth
     return openCodeAttempt(trx, session, method, context);
   });
   ctx.workerSignal.poke();
-  await issuePixCharge(ctx, result.payment);
+  if (await issuePixCharge(ctx, result.payment)) return refreshed(ctx, result.session, result.payment);
   return result;
+}
+
+/** A session and its attempt as they are now (after the PSP was asked for a PIX charge). */
+export async function refreshed(ctx: AppContext, session: CheckoutRow, payment: PaymentRow): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+  const [current, row] = await Promise.all([
+    findCheckout(ctx.db, session.checkout_id, session.merchant_id),
+    ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirst(),
+  ]);
+  return { session: current ?? session, payment: row ?? payment };
 }
 
 /**

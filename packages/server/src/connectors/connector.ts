@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Db } from '../db/database';
+import type { OutcomeCode } from '../processor/outcome-codes';
 import type { OperationResult, PaymentMethodName, Processor } from '../processor/processor';
 
 /**
@@ -104,6 +105,17 @@ export interface PixChargeIssuer {
   readPixCharge(merchantId: string, txid: string): Promise<PixCharge | null>;
   /** Withdraws an open charge (the payer left for another method, or it lapsed). */
   withdrawPixCharge(txid: string): Promise<void>;
+}
+
+/** The provider refused to issue a charge (a request it will never accept): the attempt fails with this code of Colibri's. */
+export class PixChargeRefusedError extends Error {
+  constructor(
+    readonly code: OutcomeCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'PixChargeRefusedError';
+  }
 }
 
 export function issuesPixCharges(connector: Connector | null | undefined): connector is Connector & PixChargeIssuer {

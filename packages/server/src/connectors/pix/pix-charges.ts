@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors';
 import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../../payments/payment-record';
 import { declined, failed } from '../../processor/outcome-codes';
 import { attemptOutcome } from '../../processor/processor';
-import { issuesPixCharges, type Connector, type PixCharge, type PixChargeIssuer, type PixReceipt } from '../connector';
+import { issuesPixCharges, PixChargeRefusedError, type Connector, type PixCharge, type PixChargeIssuer, type PixReceipt } from '../connector';
 import { recordOutcome } from '../operations';
 
 /**
@@ -64,20 +64,21 @@ export async function openPixCharge(trx: Db, connectorId: string, payment: Pick<
 /**
  * Step 2: asks the PSP for the charge of a PIX attempt whose transaction committed, and stores its BR
  * Code. Nothing is asked when the charge already has its code; a PSP that fails or does not answer is
- * left to reconciliation.
+ * left to reconciliation; one that refuses the charge fails the attempt. Returns whether the PSP was asked.
  * @example await issuePixCharge(ctx, payment);
  */
-export async function issuePixCharge(ctx: AppContext, payment: Pick<PaymentRow, 'payment_token' | 'merchant_id' | 'method'>): Promise<void> {
-  if (payment.method !== 'PIX') return;
+export async function issuePixCharge(ctx: AppContext, payment: Pick<PaymentRow, 'payment_token' | 'merchant_id' | 'method'>): Promise<boolean> {
+  if (payment.method !== 'PIX') return false;
   const issuer = await pixIssuerFor(ctx, payment.merchant_id);
-  if (!issuer) return;
+  if (!issuer) return false;
   const codes = await ctx.db.selectFrom('checkout_payment_codes').select('br_code').where('payment_token', '=', payment.payment_token).executeTakeFirst();
-  if (!codes || codes.br_code) return;
+  if (!codes || codes.br_code) return false;
   try {
     await reconcileCharge(ctx, issuer, payment.merchant_id, payment.payment_token, false);
   } catch (error) {
     if (!attemptOutcome(error)) throw error;
   }
+  return true;
 }
 
 /**
@@ -136,7 +137,13 @@ async function reconcileCharge(ctx: AppContext, issuer: Issuer, merchantId: stri
       // An attempt about to lapse gets no charge; the checkout sweep expires it and the next pass closes the record.
       if (secondsLeft < 1) return;
       const merchant = await ctx.db.selectFrom('merchants').select('name').where('id', '=', merchantId).executeTakeFirstOrThrow();
-      charge = await issuer.createPixCharge({ merchantId, merchantName: merchant.name, txid, amountMinor: payment.amount_minor + payment.customer_fees_minor, expiresInSeconds: secondsLeft });
+      try {
+        charge = await issuer.createPixCharge({ merchantId, merchantName: merchant.name, txid, amountMinor: payment.amount_minor + payment.customer_fees_minor, expiresInSeconds: secondsLeft });
+      } catch (error) {
+        if (!(error instanceof PixChargeRefusedError)) throw error;
+        await failAttempt(ctx, issuer.id, merchantId, paymentToken, error);
+        return;
+      }
     }
     if (charge.brCode) {
       await ctx.db.updateTable('checkout_payment_codes').set({ br_code: charge.brCode }).where('payment_token', '=', paymentToken).where('br_code', 'is', null).execute();
@@ -158,6 +165,22 @@ async function reconcileCharge(ctx: AppContext, issuer: Issuer, merchantId: stri
   }
 }
 
+/** The PSP refused the charge: the attempt ends ERROR with Colibri's code, and its session counts a failed attempt. */
+async function failAttempt(ctx: AppContext, connectorId: string, merchantId: string, paymentToken: string, refusal: PixChargeRefusedError): Promise<void> {
+  const now = await merchantNow(ctx.db, merchantId);
+  await ctx.db.transaction().execute(async (trx) => {
+    const seen = await trx.selectFrom('payments').select('checkout_id').where('payment_token', '=', paymentToken).executeTakeFirst();
+    const session = seen?.checkout_id ? await lockCheckout(trx, seen.checkout_id, merchantId) : undefined;
+    const payment = await lockPayment(trx, merchantId, paymentToken);
+    if (payment?.status === 'CREATED') {
+      const processing = await changeStatus(trx, payment, 'PROCESSING', now);
+      await changeStatus(trx, processing, 'ERROR', now, { error_code: refusal.code, error_description: refusal.description });
+    }
+    await recordOutcome(trx, { connector: connectorId, merchantId, reference: chargeReference(paymentToken), providerReference: pixTxid(paymentToken), outcome: { status: 'ERROR', code: refusal.code, description: refusal.description } });
+    if (session) await syncCheckout(trx, (await lockCheckout(trx, session.checkout_id, merchantId)) ?? session, now);
+  });
+}
+
 async function cancelAttempt(ctx: AppContext, merchantId: string, paymentToken: string): Promise<void> {
   const now = await merchantNow(ctx.db, merchantId);
   await ctx.db.transaction().execute(async (trx) => {
@@ -171,9 +194,9 @@ async function cancelAttempt(ctx: AppContext, merchantId: string, paymentToken: 
 
 /** Charges read back per pass; the rest wait for the next one. */
 const RECONCILE_LIMIT = 50;
-/** How long the answer to "does any merchant have its own PIX connector?" is trusted. */
+/** How long the answer to "does any merchant have its own PIX connector?" is trusted, per service. */
 const ISSUERS_RECHECK_MS = 60_000;
-let merchantIssuers: { at: number; any: boolean } | undefined;
+const merchantIssuers = new WeakMap<AppContext, { at: number; any: boolean }>();
 
 /**
  * Step 4, run periodically by every worker process: claims the charges still open in the books that
@@ -185,11 +208,13 @@ let merchantIssuers: { at: number; any: boolean } | undefined;
 export async function reconcilePixCharges(ctx: AppContext, options: { olderThanMs?: number } = {}): Promise<number> {
   const instanceIssuer = ctx.connectors.instanceConnectors().find(issuesPixCharges);
   if (!instanceIssuer && options.olderThanMs === undefined) {
-    if (!merchantIssuers || Date.now() - merchantIssuers.at > ISSUERS_RECHECK_MS) {
+    let known = merchantIssuers.get(ctx);
+    if (!known || Date.now() - known.at > ISSUERS_RECHECK_MS) {
       const row = await ctx.db.selectFrom('merchant_connectors').select('merchant_id').where('connector', '=', 'pix').limit(1).executeTakeFirst();
-      merchantIssuers = { at: Date.now(), any: row !== undefined };
+      known = { at: Date.now(), any: row !== undefined };
+      merchantIssuers.set(ctx, known);
     }
-    if (!merchantIssuers.any) return 0;
+    if (!known.any) return 0;
   }
   const olderThanMs = options.olderThanMs ?? instanceIssuer?.reconcileEveryMs ?? 30_000;
   const { rows } = await sql<{ connector: string; merchant_id: string; reference: string }>`
@@ -202,14 +227,18 @@ export async function reconcilePixCharges(ctx: AppContext, options: { olderThanM
       limit ${RECONCILE_LIMIT}
       for update skip locked)
     returning connector, merchant_id, reference`.execute(ctx.db);
+  // One charge's failure does not hold back the others; the first that is not the PSP being unreachable
+  // or slow is raised once the pass is over, for the periodic task to log.
+  let unexpected: unknown;
   for (const row of rows) {
     const issuer = await pixIssuerFor(ctx, row.merchant_id);
     if (!issuer || issuer.id !== row.connector) continue;
     try {
       await reconcileCharge(ctx, issuer, row.merchant_id, row.reference.slice(0, -':charge'.length), true);
     } catch (error) {
-      if (!attemptOutcome(error)) throw error;
+      if (!attemptOutcome(error)) unexpected ??= error;
     }
   }
+  if (unexpected) throw unexpected;
   return rows.length;
 }

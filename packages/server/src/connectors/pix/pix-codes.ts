@@ -45,7 +45,7 @@ export const PROBLEM_TYPES: Readonly<Record<string, OutcomeCode>> = {
 const REFUSALS: ReadonlySet<OutcomeCode> = new Set<OutcomeCode>(['REFUND_REJECTED']);
 
 /** The outcome of a request the PSP refused. @example translateProblem(400, 'PixDevolucaoInvalida', 'over the amount') // DECLINED REFUND_REJECTED */
-export function translateProblem(statusCode: number, errorName: string, detail: string): KnownOutcome {
+export function translateProblem(statusCode: number, errorName: string, detail: string): ReturnType<typeof declined> | ReturnType<typeof failed> {
   const code = PROBLEM_TYPES[errorName] ?? (statusCode === 401 || statusCode === 403 ? 'CONNECTOR_AUTH' : 'INVALID_REQUEST');
   return REFUSALS.has(code) ? declined(code) : failed(code, `${errorName} ${detail}`.trim());
 }

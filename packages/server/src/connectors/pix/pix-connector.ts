@@ -5,7 +5,7 @@ import { formatAmount } from '../../lib/money';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, VerifyCardInput } from '../../processor/processor';
 import { BrCodeError, generateBrCode, parseBrCode } from '../../rails/pix';
-import type { Connector, ConnectorDefinition, ConnectorSettings, DoctorCheck, KnownOutcome, PixCharge, PixChargeInput, PixChargeIssuer } from '../connector';
+import { PixChargeRefusedError, type Connector, type ConnectorDefinition, type ConnectorSettings, type DoctorCheck, type KnownOutcome, type PixCharge, type PixChargeInput, type PixChargeIssuer } from '../connector';
 import { recordOutcome, settledOrPending } from '../operations';
 import { PixApiClient, PixRequestRefused, type CobCompleta } from './pix-api';
 import { COB_STATUSES, receiptOf, translateDevolucao, translateProblem } from './pix-codes';
@@ -79,13 +79,20 @@ export class PixConnector implements Connector, PixChargeIssuer {
     return notServed('payouts');
   }
 
+  /** `PUT /cob/{txid}`; a refusal (a 4xx, the credentials included) is a PixChargeRefusedError with Colibri's code. */
   async createPixCharge(input: PixChargeInput): Promise<PixCharge> {
-    const cob = await this.api.putCob(input.txid, {
-      calendario: { expiracao: Math.max(1, Math.floor(input.expiresInSeconds)) },
-      valor: { original: formatAmount(input.amountMinor, 2), modalidadeAlteracao: 0 },
-      chave: this.settings.receiverKey,
-    });
-    return this.chargeOf(cob, input.merchantName);
+    try {
+      const cob = await this.api.putCob(input.txid, {
+        calendario: { expiracao: Math.max(1, Math.floor(input.expiresInSeconds)) },
+        valor: { original: formatAmount(input.amountMinor, 2), modalidadeAlteracao: 0 },
+        chave: this.settings.receiverKey,
+      });
+      return this.chargeOf(cob, input.merchantName);
+    } catch (error) {
+      if (!(error instanceof PixRequestRefused)) throw error;
+      const outcome = translateProblem(error.statusCode, error.errorName, error.problem.detail ?? error.problem.title);
+      throw new PixChargeRefusedError(outcome.code, outcome.description);
+    }
   }
 
   async readPixCharge(merchantId: string, txid: string): Promise<PixCharge | null> {
@@ -119,7 +126,10 @@ export class PixConnector implements Connector, PixChargeIssuer {
       outcome = translateDevolucao(await this.api.putDevolucao(input.processorId, id, { valor: formatAmount(input.amountMinor, 2), natureza: 'ORIGINAL' }));
     } catch (error) {
       if (!(error instanceof PixRequestRefused)) throw error;
-      const existing = await this.api.getDevolucao(input.processorId, id);
+      const existing = await this.api.getDevolucao(input.processorId, id).catch((readError: unknown) => {
+        if (readError instanceof PixRequestRefused) return null;
+        throw readError;
+      });
       outcome = existing ? translateDevolucao(existing) : translateProblem(error.statusCode, error.errorName, error.problem.detail ?? error.problem.title);
     }
     return settledOrPending('refund', await recordOutcome(this.db, { connector: this.id, merchantId: input.merchantId, reference: input.reference, providerReference: address, outcome }));
