@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { hasError, parsePix } from 'pix-utils';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { runDoctor } from '../src/connectors/doctor';
 import { pixTxid, reconcilePixCharges } from '../src/connectors/pix/pix-charges';
 import { COB_STATUSES, DEVOLUCAO_STATUSES, PROBLEM_TYPES, translateProblem } from '../src/connectors/pix/pix-codes';
 import { PixConnector, parsePixSettings } from '../src/connectors/pix/pix-connector';
-import { pixWebhookServerOf } from '../src/connectors/pix/pix-webhook';
+import { pixWebhookServerOf, startPixWebhookServer } from '../src/connectors/pix/pix-webhook';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
 import { ProcessorUnavailableError } from '../src/processor/processor';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
@@ -256,6 +257,19 @@ describe('PIX connector without a database', () => {
       expect(await shortLived.api.accessToken()).not.toBe(a);
       expect(shortLived.api.tokensIssued).toBe(2);
     } finally {
+      await fake.stop();
+    }
+  });
+
+  it('refuses a client certificate of the right CA without a pinned fingerprint, before reading the delivery', async () => {
+    const fake = await newFake();
+    const pinned = await startPixWebhookServer(undefined as never, { host: '127.0.0.1', port: 0, cert: listener.cert, key: listener.key, clientCa: pspCa.cert, fingerprints: [strangerClient.fingerprint256] }, pino({ level: 'silent' }));
+    try {
+      const answer = await fake.notify(`https://127.0.0.1:${pinned.port}/hook/pix`, [{ endToEndId: `E${'1'.repeat(31)}`, txid: 'a'.repeat(32), valor: '1.00', horario: new Date().toISOString() }], { client: pspWebhookClient, ca: listenerCa });
+      expect(answer.status).toBe(403);
+      expect(answer.body.errors).toEqual([{ code: '00.03.0006', description: 'The client certificate is not one this listener accepts.' }]);
+    } finally {
+      await pinned.close();
       await fake.stop();
     }
   });
