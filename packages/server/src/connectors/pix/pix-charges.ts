@@ -120,6 +120,9 @@ export async function receivePix(ctx: AppContext, connectorId: string, merchantI
   return outcome;
 }
 
+/** At most this long between the PSP's end of a charge and Colibri's end of its attempt. */
+const CHARGE_MARGIN_SECONDS = 60;
+
 /** Reads a charge back (or creates it when `readFirst` is false or the PSP has none) and applies what it says. */
 async function reconcileCharge(ctx: AppContext, issuer: Issuer, merchantId: string, paymentToken: string, readFirst: boolean): Promise<void> {
   const payment = await ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', paymentToken).where('merchant_id', '=', merchantId).executeTakeFirst();
@@ -138,7 +141,10 @@ async function reconcileCharge(ctx: AppContext, issuer: Issuer, merchantId: stri
       if (secondsLeft < 1) return;
       const merchant = await ctx.db.selectFrom('merchants').select('name').where('id', '=', merchantId).executeTakeFirstOrThrow();
       try {
-        charge = await issuer.createPixCharge({ merchantId, merchantName: merchant.name, txid, amountMinor: payment.amount_minor + payment.customer_fees_minor, expiresInSeconds: secondsLeft });
+        // The charge stops taking payments a little before the attempt lapses (a tenth of its time, at most a
+        // minute), so that a PIX paid at the last moment is heard of while the payment can still take it.
+        const expiresInSeconds = secondsLeft - Math.min(CHARGE_MARGIN_SECONDS, Math.floor(secondsLeft / 10));
+        charge = await issuer.createPixCharge({ merchantId, merchantName: merchant.name, txid, amountMinor: payment.amount_minor + payment.customer_fees_minor, expiresInSeconds });
       } catch (error) {
         if (!(error instanceof PixChargeRefusedError)) throw error;
         await failAttempt(ctx, issuer.id, merchantId, paymentToken, error);
