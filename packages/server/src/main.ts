@@ -1,7 +1,7 @@
 import { buildApp } from './app';
 import { startBackground } from './background';
 import type { Config } from './config';
-import { pixWebhookServerOf } from './connectors/pix/pix-webhook';
+import { pixWebhookServerOf } from './checkout/pix-webhook';
 import { createMerchant } from './merchants/create-merchant';
 import { createLogger } from './logger';
 import { onShutdown } from './lifecycle';

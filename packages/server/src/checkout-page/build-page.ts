@@ -28,7 +28,7 @@ export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payme
   return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}${codePending ? '|code-pending' : ''}`;
 }
 
-/** Whether the session's attempt is a PIX charge whose code the PSP has not given yet (connectors/pix/pix-charges.ts). */
+/** Whether the session's attempt is a PIX charge whose code the PSP has not given yet (checkout/pix-charges.ts). */
 export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<CheckoutRow, 'current_payment_token' | 'current_payment_status'>): Promise<boolean> {
   if (!session.current_payment_token || session.current_payment_status !== 'CREATED') return false;
   const codes = await ctx.db.selectFrom('checkout_payment_codes').select(['br_code', 'txid']).where('payment_token', '=', session.current_payment_token).executeTakeFirst();

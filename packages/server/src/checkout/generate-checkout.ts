@@ -9,7 +9,7 @@ import type { GenerateCheckoutInput } from './schemas';
 import type { PaymentRow } from '../payments/payment-record';
 import { lockCheckout } from './checkout-record';
 import { attemptContext, openCodeAttempt, refreshed } from './start-attempt';
-import { issuePixCharge } from '../connectors/pix/pix-charges';
+import { issuePixCharge } from './pix-charges';
 import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, isCodeMethod, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { merchantNow } from '../clock/merchant-clock';
-import { issuePixCharge, openPixCharge, pixIssuerFor } from '../connectors/pix/pix-charges';
+import { issuePixCharge, openPixCharge, pixIssuerFor } from './pix-charges';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { computeFees, loadFeePlan, type FeePlan } from '../fees/fee-plan';
@@ -94,7 +94,7 @@ export async function openCodeAttempt(trx: Db, session: CheckoutRow, method: Cod
 /**
  * Opens a code attempt on the public page: lock and sync the session, then openCodeAttempt, in one
  * transaction. Opening the same method again returns the open attempt. A PIX attempt whose charge a PSP
- * issues then gets it (connectors/pix/pix-charges.ts), outside the transaction.
+ * issues then gets it (checkout/pix-charges.ts), outside the transaction.
  * @example const { session, payment } = await startCodeAttempt(ctx, checkoutId, 'PIX');
  */
 export async function startCodeAttempt(ctx: AppContext, checkoutId: string, method: CodeMethod): Promise<{ session: CheckoutRow; payment: PaymentRow }> {

@@ -3,7 +3,6 @@ import type { App, AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { errorResponses } from '../http/schema-kit';
 import { applyAdyenNotifications } from './adyen/adyen-notifications';
-import { registerPixWebhook } from './pix/pix-webhook';
 import { deleteMerchantConnector, listMerchantConnectors, setMerchantConnector } from './merchant-connectors';
 import { METHODS } from './plan';
 
@@ -32,11 +31,10 @@ const AdyenNotificationItem = Type.Object({
 });
 
 /**
- * Admin routes of merchants' own connectors, and the providers' notification endpoints: Adyen's here,
- * and the PSP's PIX webhook on its own mutual-TLS listener (pix/pix-webhook.ts).
+ * Admin routes of merchants' own connectors, and the providers' notification endpoints (Adyen's; the
+ * PSP's PIX webhook has a mutual-TLS listener of its own, checkout/pix-webhook.ts).
  */
 export function registerConnectorRoutes(app: App, ctx: AppContext): void {
-  registerPixWebhook(app, ctx);
   const params = Type.Object({ merchantId: Type.String({ format: 'uuid' }), method: Type.String({ maxLength: 32 }) });
 
   app.put(

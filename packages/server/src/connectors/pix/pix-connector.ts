@@ -40,7 +40,7 @@ export function devolucaoIdOf(reference: string): string | null {
  * PIX through the Banco Central's API Pix, the interface every Brazilian PSP implements:
  * - a PIX attempt is an immediate charge (`PUT /cob/{txid}`), whose dynamic BR Code carries the PSP's
  *   location URL, expiring with the attempt (`calendario.expiracao`);
- * - the PSP's `/pix` webhook (connectors/pix/pix-webhook.ts) or reading the charge back
+ * - the PSP's `/pix` webhook (checkout/pix-webhook.ts) or reading the charge back
  *   (`GET /cob/{txid}`) tells that it was paid, with the PIX's `endToEndId`;
  * - a refund is a devolução of that `endToEndId` (`PUT /pix/{e2eid}/devolucao/{id}`), read back
  *   (`GET`) or notified until DEVOLVIDO or NAO_REALIZADO.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * PIX charges issued by a PSP and still open are read back periodically (connectors/pix/pix-charges.ts):
+ * PIX charges issued by a PSP and still open are read back periodically (checkout/pix-charges.ts):
  * they are the connector operations of reference `<payment_token>:charge` still PENDING, looked at
  * oldest first. This partial index holds exactly those, so the pass reads only open charges.
  */

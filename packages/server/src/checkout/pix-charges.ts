@@ -1,18 +1,18 @@
 import { sql } from 'kysely';
-import { lockCheckout } from '../../checkout/checkout-record';
-import { syncCheckout } from '../../checkout/sync-checkout';
-import { merchantNow } from '../../clock/merchant-clock';
-import type { AppContext } from '../../context';
-import type { Db } from '../../db/database';
-import { ApiError } from '../../http/errors';
-import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../../payments/payment-record';
-import { declined, failed } from '../../processor/outcome-codes';
-import { attemptOutcome } from '../../processor/processor';
-import { issuesPixCharges, PixChargeRefusedError, type Connector, type PixCharge, type PixChargeIssuer, type PixReceipt } from '../connector';
-import { recordOutcome } from '../operations';
+import { merchantNow } from '../clock/merchant-clock';
+import { issuesPixCharges, PixChargeRefusedError, type Connector, type PixCharge, type PixChargeIssuer, type PixReceipt } from '../connectors/connector';
+import { recordOutcome } from '../connectors/operations';
+import type { AppContext } from '../context';
+import type { Db } from '../db/database';
+import { ApiError } from '../http/errors';
+import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
+import { declined, failed } from '../processor/outcome-codes';
+import { attemptOutcome } from '../processor/processor';
+import { lockCheckout } from './checkout-record';
+import { syncCheckout } from './sync-checkout';
 
 /**
- * The life of a PIX charge issued by a PSP (a connector that issues PIX charges, pix-connector.ts),
+ * The life of a PIX charge issued by a PSP (a connector that issues PIX charges, connectors/pix/),
  * in Colibri's terms:
  * 1. the attempt's transaction stores the payment CREATED and opens the charge in the connector's
  *    books (`<payment_token>:charge`, PENDING), so nothing is lost whatever happens next;

@@ -5,13 +5,13 @@ import type { TLSSocket } from 'node:tls';
 import Ajv from 'ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { App, AppContext } from '../../context';
-import { ApiError } from '../../http/errors';
-import { standardErrorBody } from '../../http/error-body';
-import { firstDelivery, recordOutcome, wakeWaitingJobs } from '../operations';
-import { devolucaoIdOf, readPem } from './pix-connector';
+import { firstDelivery, recordOutcome, wakeWaitingJobs } from '../connectors/operations';
+import { receiptOf, translateDevolucao } from '../connectors/pix/pix-codes';
+import { devolucaoIdOf, readPem } from '../connectors/pix/pix-connector';
+import type { App, AppContext } from '../context';
+import { ApiError } from '../http/errors';
+import { standardErrorBody } from '../http/error-body';
 import { chargeReference, paymentTokenOfTxid, pixIssuerFor, receivePix } from './pix-charges';
-import { receiptOf, translateDevolucao } from './pix-codes';
 
 /** The standard's `Pix` as the webhook delivers it (fields Colibri reads; others are allowed). */
 const Valor = Type.String({ pattern: '^\\d{1,10}\\.\\d{2}$' });
