@@ -37,6 +37,7 @@ import { registerWebhookRoutes } from './webhooks/routes';
 import { registerThreeDsRoutes } from './three-ds/routes';
 import { registerDashboardRoutes } from './dashboard/routes';
 import { registerConnectorRoutes } from './connectors/routes';
+import { registerPixWebhook } from './checkout/pix-webhook';
 
 export interface BuildAppOptions {
   /** This process's background worker, if it runs one (the sandbox clock sweeps through it). */
@@ -147,6 +148,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerReportRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);
+  // The PSP's PIX webhook: a mutual-TLS listener of its own, started and stopped with the app.
+  registerPixWebhook(app, ctx);
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
   await registerDashboardRoutes(app, ctx, { background: options.background, logins });
 

@@ -1,4 +1,5 @@
 import { sweepCheckouts } from './checkout/sweep-checkouts';
+import { reconcilePixCharges } from './checkout/pix-charges';
 import type { AppContext } from './context';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency';
 import type { JobKind } from './jobs/queue';
@@ -37,6 +38,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'checkout-sweep', everyMs: 2_000, run: async () => void (await sweepCheckouts(ctx)) },
     // Due subscription periods, due attempts and retries, and settled attempts (subscriptions/sweep.ts).
     { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) },
+    // PIX charges issued by a PSP and still open: read back when no notification came (checkout/pix-charges.ts).
+    { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
     { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.cardCipher)) },
     { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },

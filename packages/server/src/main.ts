@@ -1,6 +1,7 @@
 import { buildApp } from './app';
 import { startBackground } from './background';
 import type { Config } from './config';
+import { pixWebhookServerOf } from './checkout/pix-webhook';
 import { createMerchant } from './merchants/create-merchant';
 import { createLogger } from './logger';
 import { onShutdown } from './lifecycle';
@@ -52,6 +53,8 @@ export async function serve(config: Config): Promise<void> {
     `Colibri ${ctx.version} is running at ${listenUrl}${baseUrl === listenUrl ? '' : ` (public address ${baseUrl})`} (${config.mode} mode, ${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
     `  API reference: ${baseUrl}/docs    OpenAPI: ${baseUrl}/openapi.json    health: ${baseUrl}/healthz`,
   ];
+  const pixWebhook = pixWebhookServerOf(app);
+  if (pixWebhook) lines.push(`  PIX webhook listener (mutual TLS): port ${pixWebhook.port}; register https://<its public address>/<path> at the PSP (it posts to …/pix)`);
   if (admin.generated) lines.push(`  Admin token (shown once, stored in ${config.dataDir}/admin-token): ${admin.token}`);
   if (demo) {
     lines.push(

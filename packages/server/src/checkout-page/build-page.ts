@@ -21,11 +21,18 @@ export interface PageQuery {
 
 /**
  * What the page and its poll compare: the page is redrawn when the session's status, its attempt or
- * that attempt's payment status changes.
+ * that attempt's payment status changes, or when the PSP's code of a PIX attempt arrives.
  * @example pageVersion(session) // 'PROCESSING|8f0c…|CREATED'
  */
-export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status'>): string {
-  return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}`;
+export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status'>, codePending = false): string {
+  return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}${codePending ? '|code-pending' : ''}`;
+}
+
+/** Whether the session's attempt is a PIX charge whose code the PSP has not given yet (checkout/pix-charges.ts). */
+export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<CheckoutRow, 'current_payment_token' | 'current_payment_status'>): Promise<boolean> {
+  if (!session.current_payment_token || session.current_payment_status !== 'CREATED') return false;
+  const codes = await ctx.db.selectFrom('checkout_payment_codes').select(['br_code', 'txid']).where('payment_token', '=', session.current_payment_token).executeTakeFirst();
+  return codes !== undefined && codes.txid !== null && codes.br_code === null;
 }
 
 /**
@@ -73,6 +80,9 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     const paymentSecondsLeft = Math.max(0, Math.ceil(((payment.expires_at ?? session.expires_at).getTime() - now.getTime()) / 1000));
     if (payment.method === 'PIX' && codes.br_code) {
       view = { kind: 'pix', brCode: codes.br_code, qrSvg: await renderBrCodeSvg(codes.br_code, { margin: 2 }), secondsLeft };
+    } else if (payment.method === 'PIX') {
+      // The PSP has not given the charge's code yet (it failed or did not answer); reconciliation asks again.
+      view = { kind: 'processing' };
     } else if (payment.method === 'BOLETO') {
       const line = codes.digitable_line ?? '';
       const barcode = codes.barcode ?? '';
@@ -98,7 +108,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     chargeMinor: payment ? payment.amount_minor + payment.customer_fees_minor : session.amount_minor,
     currency: session.currency,
     sandbox: ctx.config.mode === 'sandbox',
-    version: pageVersion(session),
+    version: pageVersion(session, await pixCodePending(ctx, session)),
     view,
   };
 }

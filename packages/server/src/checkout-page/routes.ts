@@ -11,7 +11,7 @@ import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
 import { errorResponses } from '../http/schema-kit';
 import { consumeOrRefuse, limiterKey, sharedLimiter } from '../lib/shared-limiter';
 import { PAGE_CSP, pageAssets } from './assets';
-import { buildPage, pageVersion } from './build-page';
+import { buildPage, pageVersion, pixCodePending } from './build-page';
 import { renderPage } from './render-page';
 import { langOf } from './i18n';
 
@@ -104,7 +104,7 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       reply.header('cache-control', 'no-store');
       return {
         status: session.status as CheckoutStatus,
-        version: pageVersion(session),
+        version: pageVersion(session, await pixCodePending(ctx, session)),
         payment_status: session.current_payment_status,
         redirect_url: redirectUrlOf(session),
         seconds_left: Math.max(0, Math.ceil((session.expires_at.getTime() - now.getTime()) / 1000)),

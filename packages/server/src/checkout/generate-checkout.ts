@@ -8,7 +8,8 @@ import type { CheckoutRow } from './checkout-record';
 import type { GenerateCheckoutInput } from './schemas';
 import type { PaymentRow } from '../payments/payment-record';
 import { lockCheckout } from './checkout-record';
-import { attemptContext, openCodeAttempt } from './start-attempt';
+import { attemptContext, openCodeAttempt, refreshed } from './start-attempt';
+import { issuePixCharge } from './pix-charges';
 import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, isCodeMethod, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
 
 /**
@@ -121,7 +122,7 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
   const expiresAt = new Date(now.getTime() + (input.expiresIn ?? EXPIRES_IN_DEFAULT_SECONDS) * 1000);
   const only = methods.methods[0];
   const first = methods.mode === 'SINGLE' && only && isCodeMethod(only) ? only : input.pixDirect === true ? 'PIX' : undefined;
-  const context = first ? await attemptContext(ctx.db, merchantId, now) : undefined;
+  const context = first ? await attemptContext(ctx, merchantId, now) : undefined;
   const result = await ctx.db.transaction().execute(async (trx) => {
     const session = await trx
       .insertInto('checkout_sessions')
@@ -166,6 +167,10 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
     if (!locked) throw new Error('invariant: a session just inserted exists');
     return openCodeAttempt(trx, locked, first, context);
   });
-  if (result.payment) ctx.workerSignal.poke();
+  if (result.payment) {
+    ctx.workerSignal.poke();
+    // A PSP that refuses the charge fails the attempt meanwhile: the answer shows both as they are now.
+    if (await issuePixCharge(ctx, result.payment)) return refreshed(ctx, result.session, result.payment);
+  }
   return result;
 }

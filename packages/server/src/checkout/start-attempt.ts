@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { merchantNow } from '../clock/merchant-clock';
+import { issuePixCharge, openPixCharge, pixIssuerFor } from './pix-charges';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { computeFees, loadFeePlan, type FeePlan } from '../fees/fee-plan';
@@ -55,13 +56,20 @@ export interface AttemptContext {
   merchantName: string;
   boletoDueBusinessDays: number;
   now: Date;
+  /** The connector that issues the merchant's PIX charges at its PSP, or null when Colibri makes the code (sandbox). */
+  pixIssuer: string | null;
 }
 
-/** @example const context = await attemptContext(ctx.db, merchantId, now); */
-export async function attemptContext(db: Db, merchantId: string, now: Date): Promise<AttemptContext> {
-  const plan = await loadFeePlan(db, merchantId);
-  const merchant = await db.selectFrom('merchants').select(['name', 'boleto_due_business_days']).where('id', '=', merchantId).executeTakeFirstOrThrow();
-  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now };
+/**
+ * Read before the attempt's transaction: the router may read the merchant's own connectors, which must
+ * not wait on a connection the transaction holds.
+ * @example const context = await attemptContext(ctx, merchantId, now);
+ */
+export async function attemptContext(ctx: Pick<AppContext, 'db' | 'connectors'>, merchantId: string, now: Date): Promise<AttemptContext> {
+  const plan = await loadFeePlan(ctx.db, merchantId);
+  const merchant = await ctx.db.selectFrom('merchants').select(['name', 'boleto_due_business_days']).where('id', '=', merchantId).executeTakeFirstOrThrow();
+  const issuer = await pixIssuerFor(ctx, merchantId);
+  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now, pixIssuer: issuer?.id ?? null };
 }
 
 /**
@@ -85,14 +93,15 @@ export async function openCodeAttempt(trx: Db, session: CheckoutRow, method: Cod
 
 /**
  * Opens a code attempt on the public page: lock and sync the session, then openCodeAttempt, in one
- * transaction. Opening the same method again returns the open attempt.
+ * transaction. Opening the same method again returns the open attempt. A PIX attempt whose charge a PSP
+ * issues then gets it (checkout/pix-charges.ts), outside the transaction.
  * @example const { session, payment } = await startCodeAttempt(ctx, checkoutId, 'PIX');
  */
 export async function startCodeAttempt(ctx: AppContext, checkoutId: string, method: CodeMethod): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
   const now = await merchantNow(ctx.db, seen.merchant_id);
-  const context = await attemptContext(ctx.db, seen.merchant_id, now);
+  const context = await attemptContext(ctx, seen.merchant_id, now);
   const result = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockCheckout(trx, checkoutId);
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
@@ -100,13 +109,25 @@ export async function startCodeAttempt(ctx: AppContext, checkoutId: string, meth
     return openCodeAttempt(trx, session, method, context);
   });
   ctx.workerSignal.poke();
+  if (await issuePixCharge(ctx, result.payment)) return refreshed(ctx, result.session, result.payment);
   return result;
+}
+
+/** A session and its attempt as they are now (after the PSP was asked for a PIX charge). */
+export async function refreshed(ctx: AppContext, session: CheckoutRow, payment: PaymentRow): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+  const [current, row] = await Promise.all([
+    findCheckout(ctx.db, session.checkout_id, session.merchant_id),
+    ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirst(),
+  ]);
+  return { session: current ?? session, payment: row ?? payment };
 }
 
 /**
  * Stores a code payment of a session through the payments domain (CREATED, in the session's currency,
  * with its fees, its first history line and its event), and what the payer is shown:
- * - PIX: a BR Code (static, with the amount and a txid made from the payment token), expiring with the session;
+ * - PIX: a BR Code (static, with the amount and a txid made from the payment token), expiring with the
+ *   session; when a PSP issues the merchant's charges, the charge is opened in its connector's books
+ *   and its dynamic BR Code comes from the PSP once this transaction commits (issuePixCharge);
  * - BOLETO: a sandbox boleto due the merchant's number of business days after today in Brasília, payable
  *   through the end of that day (boleto-term.ts), whatever the session's expiry;
  * - OXXO and PAYNET: a voucher reference with its Code 128 barcode, expiring with the session;
@@ -148,7 +169,10 @@ export async function createCodePayment(trx: Db, session: CheckoutRow, method: C
   const chargedMinor = payment.amount_minor + payment.customer_fees_minor;
   const codes = { payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: null, txid: null, barcode: null, digitable_line: null, due_date: null };
   const hex = payment.payment_token.replace(/-/g, '');
-  if (method === 'PIX') {
+  if (method === 'PIX' && context.pixIssuer) {
+    const txid = await openPixCharge(trx, context.pixIssuer, payment);
+    await trx.insertInto('checkout_payment_codes').values({ ...codes, txid }).execute();
+  } else if (method === 'PIX') {
     const txid = hex.slice(0, 25).toUpperCase();
     const brCode = pixCode(sandboxPixKey(payment.merchant_id), context.merchantName, formatBrCodeAmount(chargedMinor), txid);
     await trx.insertInto('checkout_payment_codes').values({ ...codes, br_code: brCode, txid }).execute();

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Db } from '../db/database';
+import type { OutcomeCode } from '../processor/outcome-codes';
 import type { OperationResult, PaymentMethodName, Processor } from '../processor/processor';
 
 /**
@@ -28,8 +29,13 @@ export interface ConnectorSetting {
   /** Secrets are never printed (doctor, admin answers). */
   readonly secret: boolean;
   readonly description: string;
-  /** A path the connector reads (a certificate or key): doctor checks it is readable. */
+  /**
+   * A certificate or key the connector reads: a file path (doctor checks it is readable) or, in a
+   * merchant's own credentials, the PEM text itself.
+   */
   readonly file?: boolean;
+  /** Configures the instance only (a listener, an interval): merchants' own credentials may not set it. */
+  readonly instanceOnly?: boolean;
 }
 
 export type ConnectorSettings = Readonly<Record<string, string>>;
@@ -61,3 +67,57 @@ export interface ConnectorDefinition {
 
 /** What a connector has on record for a reference: a result, or an operation accepted and not yet settled. */
 export type KnownOutcome = OperationResult | { readonly status: 'PENDING'; readonly processorId: string };
+
+/** A PIX charge in Colibri's words: open for the payer, paid (with what was received), or withdrawn. */
+export interface PixCharge {
+  readonly state: 'OPEN' | 'PAID' | 'WITHDRAWN';
+  /** The dynamic BR Code the payer scans or pastes; it carries the provider's location URL. */
+  readonly brCode: string;
+  readonly receipts: readonly PixReceipt[];
+}
+
+/** Money received for a charge, identified by the PIX end-to-end id. */
+export interface PixReceipt {
+  readonly endToEndId: string;
+  readonly amountMinor: bigint;
+  readonly receivedAt: Date;
+}
+
+export interface PixChargeInput {
+  readonly merchantId: string;
+  readonly merchantName: string;
+  /** Letters and digits, 26 to 35 characters: the charge's id at the provider. */
+  readonly txid: string;
+  readonly amountMinor: bigint;
+  /** The charge stops accepting payments this many seconds after its creation. */
+  readonly expiresInSeconds: number;
+}
+
+/**
+ * A connector that issues PIX charges itself (the API Pix `cob`): Colibri shows the provider's dynamic
+ * BR Code and learns of the payment from the provider. The simulator is not one; it makes its own codes.
+ */
+export interface PixChargeIssuer {
+  /** How often an open charge is read back from the provider when no notification came. */
+  readonly reconcileEveryMs: number;
+  createPixCharge(input: PixChargeInput): Promise<PixCharge>;
+  /** The charge as the provider has it, or null when it has none with this txid. */
+  readPixCharge(merchantId: string, txid: string): Promise<PixCharge | null>;
+  /** Withdraws an open charge (the payer left for another method, or it lapsed). */
+  withdrawPixCharge(txid: string): Promise<void>;
+}
+
+/** The provider refused to issue a charge (a request it will never accept): the attempt fails with this code of Colibri's. */
+export class PixChargeRefusedError extends Error {
+  constructor(
+    readonly code: OutcomeCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'PixChargeRefusedError';
+  }
+}
+
+export function issuesPixCharges(connector: Connector | null | undefined): connector is Connector & PixChargeIssuer {
+  return connector !== null && connector !== undefined && typeof (connector as Partial<PixChargeIssuer>).createPixCharge === 'function';
+}

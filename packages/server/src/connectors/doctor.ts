@@ -33,7 +33,8 @@ export async function runDoctor(config: Config, write: (line: string) => void): 
     for (const setting of route.definition.settings) {
       const value = route.settings[setting.key];
       if (setting.required) checks.push({ name: `${route.definition.id}: ${setting.env}`, ok: Boolean(value), detail: value ? (setting.secret ? 'set' : value) : 'missing' });
-      if (setting.file && value) {
+      // A file setting may hold the PEM text itself rather than a path.
+      if (setting.file && value && !value.trimStart().startsWith('-----BEGIN')) {
         let readable = true;
         try {
           accessSync(value, constants.R_OK);

@@ -31,7 +31,8 @@ export async function setMerchantConnector(
   if (!definition) throw new ApiError('CONNECTOR_UNKNOWN', `connector: ${connectorId} is not a connector.`);
   if (!definition.methods.includes(method as PaymentMethodName)) throw new ApiError('CONNECTOR_UNKNOWN', `connector: ${connectorId} does not serve ${method}.`);
   if (definition.sandboxOnly && ctx.config.mode !== 'sandbox') throw new ApiError('CONNECTOR_UNKNOWN', `connector: ${connectorId} exists only in sandbox mode.`);
-  const known = new Set(definition.settings.map((s) => s.key));
+  // Settings of the instance alone (a listener, an interval) are not a merchant's to set.
+  const known = new Set(definition.settings.filter((s) => !s.instanceOnly).map((s) => s.key));
   const unknown = Object.keys(credentials).filter((key) => !known.has(key));
   if (unknown.length > 0) throw new ApiError('FIELD_NOT_ALLOWED', `credentials: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a setting of ${connectorId} (${[...known].join(', ')}).`);
   const settings = mergedSettings(definition, ctx.config, credentials);

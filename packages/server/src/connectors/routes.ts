@@ -30,7 +30,10 @@ const AdyenNotificationItem = Type.Object({
   }),
 });
 
-/** Admin routes of merchants' own connectors, and the providers' notification endpoints. */
+/**
+ * Admin routes of merchants' own connectors, and the providers' notification endpoints (Adyen's; the
+ * PSP's PIX webhook has a mutual-TLS listener of its own, checkout/pix-webhook.ts).
+ */
 export function registerConnectorRoutes(app: App, ctx: AppContext): void {
   const params = Type.Object({ merchantId: Type.String({ format: 'uuid' }), method: Type.String({ maxLength: 32 }) });
 

@@ -58,6 +58,8 @@ export const ERRORS = define({
   CONNECTOR_NOT_CONFIGURED: { code: '00.03.0002', status: 422, description: 'No processor connector serves this payment method for this merchant in live mode (docs/connectors.md).' },
   CONNECTOR_SIGNATURE_INVALID: { code: '00.03.0003', status: 401, description: "A provider notification's signature does not verify; nothing was applied." },
   CONNECTOR_UNKNOWN: { code: '00.03.0004', status: 400, description: 'connector: is not a connector that can serve this method in this mode; the description names the problem.' },
+  CONNECTOR_REFERENCE_UNKNOWN: { code: '00.03.0005', status: 422, description: 'A provider notification names a charge this Colibri never issued; nothing was applied.' },
+  CONNECTOR_CLIENT_CERTIFICATE: { code: '00.03.0006', status: 403, description: "The provider's client certificate is not one this listener accepts; nothing was applied." },
 
   // 00.04 — payment state
   CONTRACT_INVALID: { code: '00.04.0001', status: 400, description: 'contract_id: is not a contract of this merchant.' },

@@ -15,6 +15,7 @@ import * as accessAndKeys from './0014-access-and-keys';
 import * as unchargedFees from './0016-uncharged-fees';
 import * as connectors from './0017-connectors';
 import * as dashboard from './0020-dashboard';
+import * as pixCharges from './0021-pix-charges';
 import * as checkoutMethods from './0015-checkout-methods';
 
 /**
@@ -38,5 +39,6 @@ export const migrations: Record<string, Migration> = {
   '0016-uncharged-fees': unchargedFees,
   '0017-connectors': connectors,
   '0020-dashboard': dashboard,
+  '0021-pix-charges': pixCharges,
   '0015-checkout-methods': checkoutMethods,
 };
