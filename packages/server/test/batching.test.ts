@@ -8,7 +8,7 @@ import { createPayment, createPayments, type NewPayment } from '../src/payments/
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 
 /**
  * The statements that calls arriving together share (lib/batch.ts, payments/hot-path.ts): sendPayment's

@@ -5,7 +5,7 @@ import { settleAuthorizations } from '../src/payments/hot-path';
 import { captureJournal, changeStatus, lockPayment } from '../src/payments/payment-record';
 import { describeEachEngine, ERROR_TIMESTAMP } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 
 const HISTORY_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 

@@ -6,7 +6,7 @@ import { PAYOUT_STATES } from '../src/payouts/states';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestService } from './harness';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 import { SETTLE_REFUND_JOB } from '../src/refunds/settle-refund';
 
 /**

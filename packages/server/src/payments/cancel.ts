@@ -5,7 +5,7 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { changeStatus, lockPayment, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { PRE_AUTHORIZATION_TTL_MS } from './states';
 
 async function startCancel(trx: Db, payment: PaymentRow, now: Date, reason: 'REQUESTED' | 'TTL'): Promise<PaymentRow> {

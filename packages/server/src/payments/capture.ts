@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { parseAmount } from '../lib/money';
 import { changeStatus, exponentOf, lockPayment, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { PRE_AUTHORIZATION_TTL_MS } from './states';
 
 /**

@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { eventsInsertFrom } from '../events/outbox';
+import { DEFAULT_FEE_PLAN, type FeePlan } from '../fees/fee-plan';
 import { journalRows, ledgerInsertFrom } from '../ledger/ledger';
 import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
 import { assertMove, stampOf } from '../lib/state-machine';
 import type { CardRow } from '../vault/lookup';
+import { createPayments, type NewPayment } from './create-payment';
 import { paymentEvent, type PaymentRow, type StatusJournals } from './payment-record';
 import { PAYMENT_STATES, UNCHARGED_STATUSES } from './states';
 
@@ -16,9 +18,9 @@ import { PAYMENT_STATES, UNCHARGED_STATUSES } from './states';
  * what bounded throughput (docs/performance.md). Every other status change of Colibri is a plain
  * guarded update (payment-record.ts); only the two hottest calls are batched:
  *
- * - sendPayment: its read and its insert (`batchersOf` in send-payment.ts, beside the verb that is their
- *   only caller; the insert is `insertCardPayments`), and
- * - the authorisation job: its read of the payment and its settlement (`authorizationStatements` below).
+ * - sendPayment: its read and its insert (`sendPaymentStatements`; the insert is createPayments, the
+ *   shared form of payment creation in create-payment.ts), and
+ * - the authorisation job: its read of the payment and its settlement (`authorizationStatements`).
  *
  * The job queue's delete of finished jobs (jobs/queue.ts) and the transaction details read
  * (transaction-details.ts, a read with its own benchmark) share their statements the same way.
@@ -28,12 +30,91 @@ import { PAYMENT_STATES, UNCHARGED_STATUSES } from './states';
  * batch size, and the keys travel again as an array (`= any($1)`), so PostgreSQL finds the rows by
  * primary key whatever it guesses of the JSON's size.
  */
+/** sendPayment's read and insert (send-payment.ts), one set per database handle. */
+export const sendPaymentStatements = onePer((db: Db) => ({
+  /** Reads what the sendPayment requests of one turn need before pricing (loadPaymentContexts). */
+  loadContext: batchCalls((keys: readonly ContextKey[]) => loadPaymentContexts(db, keys)),
+  /** Stores the payments of one turn (createPayments, payments/create-payment.ts). */
+  insert: batchCalls((inputs: readonly NewPayment[]) => createPayments(db, inputs)),
+}));
+
+/** The authorisation job's read and settlement (process-payment.ts), one set per database handle. */
 export const authorizationStatements = onePer((db: Db) => ({
   /** Reads the payments of the authorisation jobs of one turn, with their card and merchant clock. */
   load: batchCalls((tokens: readonly string[]) => loadForProcessing(db, tokens)),
   /** Settles the authorisations of one turn (settleAuthorizations). */
   settle: batchCalls((outcomes: readonly AuthorizationOutcome[]) => settleAuthorizations(db, outcomes)),
 }));
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ContextKey {
+  merchantId: string;
+  personId: string;
+  cardId: string;
+  idempotencyKey: string | null;
+}
+
+/** What sendPayment reads before pricing a payment. */
+export interface PaymentContext {
+  contractId: string;
+  clockOffsetMs: bigint;
+  feePlan: FeePlan;
+  person: { id: string } | undefined;
+  card: { id: string; person_id: string; status: string } | undefined;
+  /** The payment an earlier run of the same Idempotency-Key created, if any. */
+  existingToken: string | null;
+}
+
+/**
+ * Everything sendPayment reads, for many requests in one round trip: each merchant's contract and
+ * clock, its fee plan, and the person and card (only the merchant's own: another merchant's are simply
+ * absent).
+ */
+export async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise<PaymentContext[]> {
+  const wanted = keys.map((key, n) => ({
+    n,
+    merchant_id: key.merchantId,
+    person_id: UUID.test(key.personId) ? key.personId : null,
+    card_id: UUID.test(key.cardId) ? key.cardId : null,
+    idempotency_key: key.idempotencyKey,
+  }));
+  // The id lists let the planner look rows up by key whatever it guesses of the JSON's size.
+  const ids = (pick: (k: (typeof wanted)[number]) => string | null) => [...new Set(wanted.map(pick).filter((id): id is string => id !== null))];
+  const { rows } = await sql<{
+    n: number;
+    contract_id: string;
+    clock_offset_ms: bigint;
+    plan: FeePlan | null;
+    person_id: string | null;
+    card_id: string | null;
+    card_person_id: string | null;
+    card_status: string | null;
+    existing_token: string | null;
+  }>`
+    select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status,
+      x.payment_token as existing_token
+    from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid, idempotency_key text)
+    join merchants as m on m.id = k.merchant_id and m.id = any(${ids((k) => k.merchant_id)}::uuid[])
+    left join fee_plans as f on f.merchant_id = m.id
+    left join persons as p on p.merchant_id = m.id and p.id = k.person_id and p.id = any(${ids((k) => k.person_id)}::uuid[])
+    left join cards as c on c.merchant_id = m.id and c.id = k.card_id and c.id = any(${ids((k) => k.card_id)}::uuid[])
+    left join payments as x on x.merchant_id = m.id and x.idempotency_key = k.idempotency_key
+      and x.idempotency_key = any(${ids((k) => k.idempotency_key)}::text[])`.execute(db);
+  const byKey = new Map(rows.map((row) => [row.n, row]));
+  return keys.map((key, n) => {
+    const row = byKey.get(n);
+    if (!row) throw new Error(`merchant ${key.merchantId} not found`);
+    return {
+      contractId: row.contract_id,
+      clockOffsetMs: row.clock_offset_ms,
+      feePlan: row.plan ?? DEFAULT_FEE_PLAN,
+      person: row.person_id ? { id: row.person_id } : undefined,
+      card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
+      existingToken: row.existing_token,
+    };
+  });
+}
 
 export type ProcessorCardRow = Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>;
 

@@ -6,19 +6,7 @@ import { attemptOutcome, type OperationResult } from '../processor/processor';
 import { processorCard } from '../vault/lookup';
 import { authorizationStatements, loadForProcessing, settleAuthorizations, type AuthorizationOutcome, type AuthorizationPatch, type ProcessorCardRow } from './hot-path';
 import { captureJournal, changeStatus, holdJournal, lockPayment, type PaymentRow, type StatusJournals } from './payment-record';
-
-/** The job kind of every processor step of a card payment (authorise, capture, cancel). */
-export const PROCESS_PAYMENT_JOB = 'payment.process';
-
-export interface ProcessPaymentJob {
-  paymentToken: string;
-  merchantId: string;
-  /** authorize: after sendPayment; capture: a pre-authorisation's capture; cancel: its void (by request or TTL). */
-  step: 'authorize' | 'capture' | 'cancel';
-  authentication?: { cavv: string; eci: string; version: string; dstrans_id: string; xid?: string | undefined } | undefined;
-  /** For cancel: the status to end in (CANCELED for a request or an expired pre-authorisation). */
-  reason?: 'REQUESTED' | 'TTL';
-}
+import type { ProcessPaymentJob } from './payment-job';
 
 /**
  * The processor side of a payment, run by the job worker. Each step first asks the processor whether
