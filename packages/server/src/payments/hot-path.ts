@@ -22,7 +22,8 @@ import { PAYMENT_STATES, UNCHARGED_STATUSES } from './states';
  *   shared form of payment creation in create-payment.ts), and
  * - the authorisation job: its read of the payment and its settlement (`authorizationStatements`).
  *
- * The job queue's delete of finished jobs (jobs/queue.ts) and the transaction details read
+ * The job queue's delete of finished jobs (jobs/queue.ts), the sandbox simulator's record of an
+ * operation without a fault (processor/sandbox-simulator.ts) and the transaction details read
  * (transaction-details.ts, a read with its own benchmark) share their statements the same way.
  *
  * A shared statement is atomic, and when it fails each of its calls runs again alone, so one bad row
