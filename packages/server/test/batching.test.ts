@@ -2,17 +2,18 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { batchCalls } from '../src/lib/batch';
-import { captureJournal, changeStatuses, type PaymentRow } from '../src/payments/payment-record';
+import { settleAuthorizations } from '../src/payments/hot-path';
+import { captureJournal, holdJournal, type PaymentRow } from '../src/payments/payment-record';
 import { createPayment, createPayments, type NewPayment } from '../src/payments/create-payment';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 
 /**
- * The statements that calls arriving together share (lib/batch.ts): sendPayment's read and insert,
- * the authorisation job's read and settlement, and the simulator's record. Each payment of a shared
- * statement must come out exactly as if it had been written alone, and one bad item must cost only itself.
+ * The statements that calls arriving together share (lib/batch.ts, payments/hot-path.ts): sendPayment's
+ * read and insert, the authorisation job's read and settlement. Each payment of a shared statement must
+ * come out exactly as if it had been written alone, and one bad item must cost only itself.
  */
 describeEachEngine('statements shared by concurrent payments', (service) => {
   it('stores every payment of 30 sent at once by two merchants whole: row, fees, history, events, journals and job', async () => {
@@ -117,85 +118,83 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     expect(written.alone[3]?.fees.every((f) => f.currency === 'MXN')).toBe(true);
   });
 
-  it('gives injected faults to as many operations of one batch as the fault allows, in order, and records the rest', async () => {
+  it('gives injected faults to as many concurrent operations as the fault allows, and records the rest', async () => {
     const m = await service().merchant();
     const set = await service().post('/sandbox/processor/faults', { operation: 'authorize', fault: 'UNAVAILABLE', times: 2 }, { token: m.token });
     expect(set.status, JSON.stringify(set.body)).toBeLessThan(300);
     const references = Array.from({ length: 5 }, (_, i) => `batch-${m.merchant_id}-${i}`);
     const results = await Promise.allSettled(references.map((reference) => service().ctx.processor.authorize(authorization(m, reference))));
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).constructor : r.value.status))).toEqual([
-      ProcessorUnavailableError,
-      ProcessorUnavailableError,
-      'APPROVED',
-      'APPROVED',
-      'APPROVED',
-    ]);
+    const unavailable = references.filter((_, i) => results[i]?.status === 'rejected');
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason)).toEqual([expect.any(ProcessorUnavailableError), expect.any(ProcessorUnavailableError)]);
+    expect(results.filter((r) => r.status === 'fulfilled').map((r) => r.value.status)).toEqual(['APPROVED', 'APPROVED', 'APPROVED']);
     const db = service().ctx.db;
     const recorded = await db.selectFrom('sandbox_operations').select('reference').where('merchant_id', '=', m.merchant_id).execute();
-    expect(recorded.map((r) => r.reference).sort()).toEqual(references.slice(2));
+    expect(recorded.map((r) => r.reference).sort()).toEqual(references.filter((reference) => !unavailable.includes(reference)).sort());
     const fault = await db.selectFrom('sandbox_faults').select('remaining').where('merchant_id', '=', m.merchant_id).executeTakeFirst();
     expect(fault?.remaining ?? 0).toBe(0);
 
     // A timeout comes after the processor acted: the operation is on record, its answer lost; the
-    // same reference asked again in one batch answers what is on record, once.
+    // same reference asked again at the same time answers what is on record, once.
     await service().post('/sandbox/processor/faults', { operation: 'authorize', fault: 'TIMEOUT', times: 1 }, { token: m.token });
     const again = await Promise.allSettled([service().ctx.processor.authorize(authorization(m, 'timeout-ref')), service().ctx.processor.authorize(authorization(m, 'timeout-ref'))]);
-    expect(again[0]).toMatchObject({ status: 'rejected', reason: expect.any(ProcessorTimeoutError) });
-    expect(again[1]).toMatchObject({ status: 'fulfilled', value: { status: 'APPROVED' } });
+    expect(again.filter((r) => r.status === 'rejected')).toEqual([{ status: 'rejected', reason: expect.any(ProcessorTimeoutError) }]);
+    expect(again.filter((r) => r.status === 'fulfilled')).toEqual([{ status: 'fulfilled', value: expect.objectContaining({ status: 'APPROVED' }) }]);
     const timedOut = await db.selectFrom('sandbox_operations').select('result').where('reference', '=', 'timeout-ref').execute();
     expect(timedOut).toHaveLength(1);
     expect(await service().ctx.processor.status(m.merchant_id, 'timeout-ref')).toEqual(timedOut[0]?.result);
   });
 
-  it('applies a batch of different status changes in order, skipping the one whose guard does not hold', async () => {
+  it('settles a batch of authorisations of every outcome, skipping a payment no longer PROCESSING and a second outcome of one payment', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
     const insert = (start: NewPayment['start']) => createPayments(service().ctx.db, [{ ...newPayment(m, ids.personId, ids.cardId), start }]);
     const [created] = await insert('draft');
-    const [processing] = await insert('authorize');
-    if (!created || !processing) throw new Error('payments not stored');
+    const [paid, held, declined] = [(await insert('authorize'))[0], (await insert('authorize'))[0], (await insert('authorize'))[0]];
+    if (!created || !paid || !held || !declined) throw new Error('payments not stored');
     const now = new Date();
-    const paid = (payment: PaymentRow) => ({
-      from: 'PROCESSING' as const,
-      status: 'PAID' as const,
-      at: now,
-      patch: { authorized_minor: payment.amount_minor, captured_minor: payment.amount_minor },
-      journals: (row: PaymentRow) => [captureJournal(row, now)],
-    });
-    const changes = await changeStatuses(service().ctx.db, [
-      // Guarded on PROCESSING, but this payment is CREATED: nothing may be written for it.
-      { payment: created, ...paid(created) },
-      { payment: processing, ...paid(processing) },
-      // The same payment again, then again with a change of the first one's shape: each applies after
-      // the one before it, though the last could share the first statement.
-      { payment: created, status: 'PROCESSING', at: now },
-      { payment: { ...created, status: 'PROCESSING' }, ...paid(created) },
+    const approved = (payment: PaymentRow) => ({ processor_id: 'sim_1', authorized_minor: payment.amount_minor, captured_minor: payment.amount_minor });
+    const settledRows = await settleAuthorizations(service().ctx.db, [
+      // This payment is CREATED, not PROCESSING: nothing may be written for it.
+      { payment: created, status: 'PAID', at: now, patch: approved(created), journals: (row) => [captureJournal(row, now)] },
+      { payment: paid, status: 'PAID', at: now, patch: approved(paid), journals: (row) => [captureJournal(row, now)] },
+      { payment: held, status: 'PRE_AUTHORIZED', at: now, patch: { processor_id: 'sim_2', authorized_minor: held.amount_minor }, journals: (row) => [holdJournal(row, now, 1n, 'authorization')] },
+      { payment: declined, status: 'DECLINED', at: now, patch: { error_code: '51', error_description: 'Insufficient funds' } },
+      // A second outcome of one payment in the same turn: the first settles it.
+      { payment: paid, status: 'ERROR', at: now, patch: { error_code: '96', error_description: 'Processor system malfunction' } },
     ]);
-    expect(changes.map((row) => row?.status)).toEqual([undefined, 'PAID', 'PROCESSING', 'PAID']);
+    expect(settledRows.map((row) => row?.status)).toEqual([undefined, 'PAID', 'PRE_AUTHORIZED', 'DECLINED', undefined]);
+    expect(settledRows[1]).toMatchObject({ captured_minor: paid.amount_minor, paid_at: now, failed_at: null });
+    expect(settledRows[2]).toMatchObject({ authorized_minor: held.amount_minor, captured_minor: 0n, pre_authorized_at: now, paid_at: null });
+    expect(settledRows[3]).toMatchObject({ error_code: '51', failed_at: now, merchant_fees_minor: 0n, customer_fees_minor: 0n });
     const db = service().ctx.db;
     const history = async (token: string) => (await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).map((h) => h.status);
-    expect(await history(created.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
-    expect(await history(processing.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
+    expect(await history(created.payment_token)).toEqual(['CREATED']);
+    expect(await history(paid.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
+    expect(await history(held.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PRE_AUTHORIZED']);
+    expect(await history(declined.payment_token)).toEqual(['CREATED', 'PROCESSING', 'DECLINED']);
+    const fees = async (token: string) => (await db.selectFrom('payment_fees').select('id').where('payment_token', '=', token).execute()).length;
+    expect([await fees(paid.payment_token), await fees(declined.payment_token)]).toEqual([2, 0]);
     const ledger = await db.selectFrom('ledger_entries').select(['resource_id', 'amount_minor']).where('merchant_id', '=', m.merchant_id).execute();
-    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([created.payment_token, processing.payment_token]));
+    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([paid.payment_token, held.payment_token]));
     expect(ledger.reduce((sum, l) => sum + l.amount_minor, 0n)).toBe(0n);
-    const events = await db.selectFrom('events').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
-    // created: PROCESSING and PAID; processing: PROCESSING (at insert) and PAID.
-    expect(events).toHaveLength(4);
+    const events = await db.selectFrom('events').select(['resource_id', 'data']).where('merchant_id', '=', m.merchant_id).execute();
+    // PROCESSING (at insert) for the three sent, and one settlement event each.
+    expect(events.filter((e) => (e.data as { status: string }).status !== 'PROCESSING').map((e) => (e.data as { status: string }).status).sort()).toEqual(['DECLINED', 'PAID', 'PRE_AUTHORIZED']);
+    expect(events).toHaveLength(6);
   });
 });
 
-describeEachEngine('status changes written by several statements', (service) => {
-  it('writes all of them or none: a change the database refuses undoes the others of its call', async () => {
+describeEachEngine('a shared settlement statement', (service) => {
+  it('writes all of its outcomes or none: an outcome the database refuses undoes the others', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
     const [a, b] = await createPayments(service().ctx.db, [newPayment(m, ids.personId, ids.cardId), newPayment(m, ids.personId, ids.cardId)]);
     if (!a || !b) throw new Error('payments not stored');
     const now = new Date();
-    const call = changeStatuses(service().ctx.db, [
-      { payment: a, from: 'PROCESSING', status: 'DECLINED', at: now, patch: { error_code: '51', error_description: 'Insufficient funds' } },
-      // Captures more than it authorised: the payments table's check refuses it, in a second statement.
-      { payment: b, from: 'PROCESSING', status: 'PAID', at: now, patch: { authorized_minor: 100n, captured_minor: 200n } },
+    const call = settleAuthorizations(service().ctx.db, [
+      { payment: a, status: 'DECLINED', at: now, patch: { error_code: '51', error_description: 'Insufficient funds' } },
+      // Captures more than it authorised: the payments table's check refuses it.
+      { payment: b, status: 'PAID', at: now, patch: { authorized_minor: 100n, captured_minor: 200n } },
     ]);
     await expect(call).rejects.toThrow();
     const db = service().ctx.db;
@@ -203,6 +202,7 @@ describeEachEngine('status changes written by several statements', (service) => 
     expect(statuses.map((p) => p.status)).toEqual(['PROCESSING', 'PROCESSING']);
     const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', a.payment_token).execute();
     expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING']);
+    expect(await db.selectFrom('payment_fees').select('id').where('payment_token', '=', a.payment_token).execute()).toHaveLength(2);
   });
 });
 

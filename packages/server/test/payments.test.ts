@@ -1,9 +1,11 @@
 import { expect, it } from 'vitest';
 import { balances } from '../src/ledger/ledger';
-import { captureJournal, changeStatusIf } from '../src/payments/payment-record';
+import { IllegalMoveError } from '../src/lib/state-machine';
+import { settleAuthorizations } from '../src/payments/hot-path';
+import { captureJournal, changeStatus, lockPayment } from '../src/payments/payment-record';
 import { describeEachEngine, ERROR_TIMESTAMP } from './harness';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 
 const HISTORY_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -302,9 +304,47 @@ describeEachEngine('card payments', (service) => {
     const before = await count();
     const paid = await db.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
     // A second authorisation outcome for a payment that is PAID already (as a retried job would bring).
-    const again = await changeStatusIf(db, 'PROCESSING', paid, 'PAID', new Date(), { captured_minor: paid.amount_minor }, (row) => [captureJournal(row, new Date())]);
+    const [again] = await settleAuthorizations(db, [{ payment: paid, status: 'PAID', at: new Date(), patch: { captured_minor: paid.amount_minor }, journals: (row) => [captureJournal(row, new Date())] }]);
     expect(again).toBeUndefined();
     expect(await count()).toEqual(before);
     expect(before.ledger).toBeGreaterThan(0);
   });
+
+  it('refuses a move its state table does not list: 409 with the standard body in a request, and nothing written', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const sent = await service().post('/checkout/sendPayment', paymentBody(m, ids), { token: m.token });
+    await waitForStatus(service(), m, sent.body.payment_token, settled);
+    const token = sent.body.payment_token as string;
+    const db = service().ctx.db;
+    const count = async () => (await db.selectFrom('payment_status_history').select('id').where('payment_token', '=', token).execute()).length;
+    const before = await count();
+
+    const refused = await service().post(`/test/payments/${token}/expire`, {}, { token: m.token });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.timestamp).toMatch(ERROR_TIMESTAMP);
+    expect(refused.body).toMatchObject({ status: 409, error: 'Conflict', path: `/test/payments/${token}/expire` });
+    expect(refused.body.errors).toEqual([{ code: '00.10.0001', description: 'status: the payment is PAID; it can become EXPIRED only from CREATED or PROCESSING.' }]);
+
+    // A caller that read the payment PROCESSING but did not lock it: the guarded update finds it PAID.
+    const paid = await db.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
+    const stale = changeStatus(db, { ...paid, status: 'PROCESSING' }, 'DECLINED', new Date());
+    await expect(stale).rejects.toThrow(IllegalMoveError);
+    await expect(stale).rejects.toThrow('status: the payment is no longer PROCESSING; it can become DECLINED only from PROCESSING.');
+    expect(await db.selectFrom('payments').select('status').where('payment_token', '=', token).executeTakeFirstOrThrow()).toEqual({ status: 'PAID' });
+    expect(await count()).toBe(before);
+  });
+}, {
+  // A request that asks for a move no endpoint offers (expiring a paid payment), to see the refusal as a client does.
+  routes: (app, ctx) => {
+    app.post<{ Params: { token: string } }>('/test/payments/:token/expire', async (request) => {
+      const merchantId = request.principal?.merchantId ?? '';
+      return ctx.db.transaction().execute(async (trx) => {
+        const payment = await lockPayment(trx, merchantId, request.params.token);
+        if (!payment) throw new Error('payment not found');
+        const expired = await changeStatus(trx, payment, 'EXPIRED', new Date());
+        return { status: expired.status };
+      });
+    });
+  },
 });

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobWorker, RetryLater, enqueue, enqueueMany, type Job } from '../src/jobs/queue';
+import { assertMove, IllegalMoveError } from '../src/lib/state-machine';
+import { PAYOUT_STATES } from '../src/payouts/states';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestService } from './harness';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/process-payment';
+import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 import { SETTLE_REFUND_JOB } from '../src/refunds/settle-refund';
 
 /**
@@ -263,6 +265,30 @@ for (const engine of ENGINES) {
         expect(runs.size).toBe(30);
       } finally {
         await Promise.all(workers.map((w) => w.stop()));
+        await database.drop();
+      }
+    });
+
+    it('logs a move a state table refuses once and drops its job, instead of retrying it', async () => {
+      const database = await createTestDatabase(engine);
+      const db = database.handle.db;
+      let runs = 0;
+      const refusals: unknown[] = [];
+      // As a payout job would meet a payout already settled (PAID can never become REJECTED).
+      const handler = async () => {
+        runs += 1;
+        assertMove(PAYOUT_STATES, 'PAID', 'REJECTED');
+      };
+      const worker = new JobWorker(db, new Map([['test.refused', handler]]), { engine, pollMs: 20, onError: (error) => refusals.push(error) });
+      try {
+        await enqueue(db, 'test.refused', {});
+        worker.start();
+        await waitFor('job dropped', async () => (await db.selectFrom('jobs').select('id').where('kind', '=', 'test.refused').execute()).length, (left) => left === 0);
+        await sleep(200);
+        expect(runs).toBe(1);
+        expect(refusals).toEqual([expect.any(IllegalMoveError)]);
+      } finally {
+        await worker.stop();
         await database.drop();
       }
     });

@@ -2,10 +2,11 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
+import { assertMove, stampOf } from '../lib/state-machine';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf } from '../payments/payment-record';
 import type { CheckoutSessionsTable } from '../db/tables/checkout';
-import type { CheckoutStatus } from './states';
+import { CHECKOUT_STATES, type CheckoutStatus } from './states';
 
 export type CheckoutRow = Selectable<CheckoutSessionsTable>;
 
@@ -33,18 +34,12 @@ export async function findCheckout(db: Db, checkoutId: string, merchantId?: stri
   return query.executeTakeFirst();
 }
 
-const STATUS_TIMESTAMPS: Partial<Record<CheckoutStatus, 'processing_at' | 'paid_at' | 'canceled_at' | 'failed_at'>> = {
-  PROCESSING: 'processing_at',
-  PAID: 'paid_at',
-  CANCELED: 'canceled_at',
-  ERROR: 'failed_at',
-};
-
 /**
- * Writes a session's new state in the caller's transaction. When the status changes, the status's
- * timestamp is stamped and a `checkout.status_changed` event is recorded for the merchant's
- * notificationUrl and checkoutNotificationUrl, together with the change. The caller has checked the
- * move (states.ts).
+ * Writes a session's new state in the caller's transaction, which holds its lock (lockCheckout). When
+ * the status changes, the move is checked against the state table (checkout/states.ts; a refused move
+ * throws IllegalMoveError before anything is written), the status's timestamp is stamped, and a
+ * `checkout.status_changed` event is recorded for the merchant's notificationUrl and
+ * checkoutNotificationUrl, together with the change.
  * @example await updateCheckout(trx, session, now, { status: 'PAID', end_reason: 'PAID' });
  */
 export async function updateCheckout(
@@ -55,10 +50,10 @@ export async function updateCheckout(
 ): Promise<CheckoutRow> {
   const status = (patch.status ?? session.status) as CheckoutStatus;
   const changed = status !== session.status;
-  const stamp = changed ? STATUS_TIMESTAMPS[status] : undefined;
+  if (changed) assertMove(CHECKOUT_STATES, session.status, status);
   const updated = await trx
     .updateTable('checkout_sessions')
-    .set({ ...patch, updated_at: at, ...(stamp ? { [stamp]: at } : {}) })
+    .set({ ...patch, updated_at: at, ...(changed ? stampOf(CHECKOUT_STATES, status, at) : {}) })
     .where('checkout_id', '=', session.checkout_id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -2,7 +2,6 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
-import { canTransition } from '../payments/states';
 import { generateEndToEndId } from '../rails/pix';
 import { boletoCompensation } from './boleto-term';
 import { lockCheckout } from './checkout-record';
@@ -37,7 +36,7 @@ export async function payPayment(ctx: AppContext, merchantId: string, paymentTok
     const payment = await lockPayment(trx, merchantId, paymentToken);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
     const expired = payment.expires_at !== null && now.getTime() >= payment.expires_at.getTime();
-    if (payment.status !== 'CREATED' || expired || !canTransition('CREATED', 'PROCESSING')) {
+    if (payment.status !== 'CREATED' || expired) {
       throw new ApiError('SANDBOX_PAY_NOT_AWAITING', undefined, { message: `The payment is ${expired && payment.status === 'CREATED' ? 'expired' : payment.status}; only a CREATED payment can be paid.` });
     }
     const processing = await changeStatus(trx, payment, 'PROCESSING', now);

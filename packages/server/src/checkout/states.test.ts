@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { isHttpUrl, parseMethods } from './generate-checkout';
-import { CHECKOUT_STATUSES, CHECKOUT_TRANSITIONS, MAX_ATTEMPTS, attemptOutcome, nextCheckoutState, redirectUrlOf, type AttemptOutcome } from './states';
+import { CHECKOUT_STATES, CHECKOUT_STATUSES, MAX_ATTEMPTS, attemptOutcome, nextCheckoutState, redirectUrlOf, type AttemptOutcome } from './states';
 
 describe('checkout session states', () => {
   it('follows the spec table: final states have no way out, CREATED never returns', () => {
-    for (const status of ['PAID', 'CANCELED', 'ERROR'] as const) expect(CHECKOUT_TRANSITIONS[status]).toEqual([]);
-    for (const status of CHECKOUT_STATUSES) expect(CHECKOUT_TRANSITIONS[status]).not.toContain('CREATED');
+    for (const status of ['PAID', 'CANCELED', 'ERROR'] as const) expect(CHECKOUT_STATES.moves[status]).toEqual([]);
+    for (const status of CHECKOUT_STATUSES) expect(CHECKOUT_STATES.moves[status]).not.toContain('CREATED');
   });
 
   it('maps each attempt outcome to a session status, by mode', () => {
@@ -34,7 +34,7 @@ describe('checkout session states', () => {
       for (const outcome of ['PAID', 'DECLINED', 'ERROR', 'CANCELED', 'EXPIRED'] as const) {
         for (const expired of [false, true]) {
           const { status } = nextCheckoutState({ mode, status: 'PROCESSING', attempts: 1, outcome, expired });
-          expect(CHECKOUT_TRANSITIONS.PROCESSING).toContain(status);
+          expect(CHECKOUT_STATES.moves.PROCESSING).toContain(status);
         }
       }
     }

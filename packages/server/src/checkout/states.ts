@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { stateTable } from '../lib/state-machine';
 
 /** The spec's checkout session statuses. */
 export const CHECKOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'CANCELED', 'ERROR'] as const;
@@ -51,28 +51,22 @@ export type CheckoutMode = 'SINGLE' | 'MULTI';
  * CREATED → PROCESSING → PAID, CANCELED or ERROR; the one addition is CREATED → CANCELED, for a session
  * that expires before the customer ever started a payment (abandoned without an attempt). PROCESSING →
  * PROCESSING is a retry in multi-method mode: the session stays pending while the customer switches
- * method.
+ * method. `updateCheckout` checks every status change here.
  */
-export const CHECKOUT_TRANSITIONS: Readonly<Record<CheckoutStatus, readonly CheckoutStatus[]>> = {
-  CREATED: ['PROCESSING', 'CANCELED'],
-  PROCESSING: ['PROCESSING', 'PAID', 'CANCELED', 'ERROR'],
-  PAID: [],
-  CANCELED: [],
-  ERROR: [],
-};
+export const CHECKOUT_STATES = stateTable({
+  resource: 'checkout session',
+  moves: {
+    CREATED: ['PROCESSING', 'CANCELED'],
+    PROCESSING: ['PROCESSING', 'PAID', 'CANCELED', 'ERROR'],
+    PAID: [],
+    CANCELED: [],
+    ERROR: [],
+  } satisfies Record<CheckoutStatus, readonly CheckoutStatus[]>,
+  timestamps: { PROCESSING: 'processing_at', PAID: 'paid_at', CANCELED: 'canceled_at', ERROR: 'failed_at' },
+});
 
 export function isFinalCheckoutStatus(status: string): boolean {
   return status === 'PAID' || status === 'CANCELED' || status === 'ERROR';
-}
-
-/**
- * Refuses an illegal move, naming the current and the requested state.
- * @example assertCheckoutTransition('PAID', 'PROCESSING') // throws CHECKOUT_NOT_OPEN
- */
-export function assertCheckoutTransition(from: string, to: CheckoutStatus): void {
-  if (!(CHECKOUT_TRANSITIONS[from as CheckoutStatus] ?? []).includes(to)) {
-    throw new ApiError('CHECKOUT_NOT_OPEN', `The checkout session is ${from}; it cannot become ${to}.`);
-  }
 }
 
 /** How a payment attempt stands, from its payment's status. */

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
-import { canTransition } from '../payments/states';
 import { updateCheckout, type CheckoutRow } from './checkout-record';
-import { assertCheckoutTransition, attemptOutcome, isCodeMethod, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
+import { attemptOutcome, isCodeMethod, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
 
 /** A card attempt being set up (person, card, sendPayment) holds the session this long at most. */
 export const STARTING_CLAIM_MS = 120_000;
@@ -28,7 +27,7 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
   if (session.current_payment_token) payment = await lockPayment(trx, session.merchant_id, session.current_payment_token);
   // A code attempt lapses at its own expiry: the session's for most, the end of its due date for a boleto.
   const lapsed = payment && now.getTime() >= (payment.expires_at ?? session.expires_at).getTime();
-  if (payment && lapsed && payment.status === 'CREATED' && isCodeMethod(payment.method) && canTransition(payment.status, 'EXPIRED')) {
+  if (payment && lapsed && payment.status === 'CREATED' && isCodeMethod(payment.method)) {
     payment = await changeStatus(trx, payment, 'EXPIRED', now);
   }
   if (payment && payment.method === 'BOLETO' && payment.status === 'PROCESSING') payment = await compensateBoleto(trx, payment, now);
@@ -44,7 +43,6 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
 
   const next = nextCheckoutState({ mode: session.mode, status: session.status, attempts: await failedAttempts(trx, session.checkout_id), outcome, expired });
   if (next.status === session.status && paymentStatus === session.current_payment_status) return session;
-  if (next.status !== session.status) assertCheckoutTransition(session.status, next.status);
   return updateCheckout(trx, session, now, {
     status: next.status,
     current_payment_status: paymentStatus,

@@ -34,6 +34,13 @@ export const ERRORS = define({
   // 00.09 — availability: the service is up, a part it needs is not (retry after Retry-After)
   DATABASE_UNAVAILABLE: { code: '00.09.0001', status: 503, description: 'The database could not be reached for a moment. Retry the request, with the same Idempotency-Key, after the time given in Retry-After.' },
 
+  // 00.10 — resource state: a move its state table (lib/state-machine.ts, each domain's states.ts) does not allow
+  STATUS_MOVE_NOT_ALLOWED: {
+    code: '00.10.0001',
+    status: 409,
+    description: "The resource's status does not allow this change; the description names the current status and the ones the change needs.",
+  },
+
   // 00.01 — field validation (one entry per failing field)
   FIELD_REQUIRED: { code: '00.01.0001', status: 400, description: 'A required field is missing.' },
   FIELD_TYPE: { code: '00.01.0002', status: 400, description: 'A field has the wrong type.' },
@@ -173,9 +180,6 @@ export const ERRORS = define({
   PAYOUT_CONTRACT_NOT_OWNED: { code: '02.02.0002', status: 400, description: "contract_id: is not this merchant's payout_contract_id." },
   PAYOUT_AMOUNT_BELOW_FEES: { code: '02.02.0003', status: 400, description: 'original_amount: does not cover the customer fees, so the recipient would receive nothing.' },
   PAYOUT_FX_RATE_MISSING: { code: '02.02.0004', status: 422, description: 'There is no stored FX rate between original_currency and payment_currency.' },
-
-  // 02.03 — payout state
-  PAYOUT_STATUS_CONFLICT: { code: '02.03.0001', status: 409, description: 'The payout is not in a status that allows this change.' },
 
   // 03 — hosted checkout (docs/checkout.md). 03.01: rules of POST /checkout/generate beyond the shared
   // field codes; 03.02: a session's state; 03.03: the sandbox payer.

@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db, Engine } from '../db/database';
 import { batchCalls } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
+import { IllegalMoveError } from '../lib/state-machine';
 import { JOB_RETRY_SCHEDULE, retryDelayMs } from './backoff';
 import { LeasedWindow } from './window';
 
@@ -150,6 +151,7 @@ export interface WorkerOptions {
   deadlineMs?: number;
   /** How long `stop()` waits for jobs in flight before releasing their claims. */
   stopTimeoutMs?: number;
+  /** Called when a job fails (it is retried), or is refused by a state table (IllegalMoveError: it is dropped). */
   onError?: (error: unknown, job: Job) => void;
   /** Called once when a job of unknown outcome passes its deadline. */
   onStuck?: (job: Job, reason: string) => void;
@@ -307,8 +309,10 @@ export class JobWorker {
       if (!kind) throw new Error(`no handler for ${job.kind}`);
       await kind.run(job);
     } catch (error) {
-      await this.failed(job, kind, error);
-      return;
+      // A move the resource's state table refuses would be refused again on every retry: the refusal
+      // is logged and the job leaves the queue (nothing was written; lib/state-machine.ts).
+      if (error instanceof IllegalMoveError) this.options.onError?.(error, job);
+      else return this.failed(job, kind, error);
     }
     await this.finish(job.id);
   }

@@ -5,8 +5,8 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { changeStatus, lockPayment, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
-import { assertTransition, PRE_AUTHORIZATION_TTL_MS } from './states';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
+import { PRE_AUTHORIZATION_TTL_MS } from './states';
 
 async function startCancel(trx: Db, payment: PaymentRow, now: Date, reason: 'REQUESTED' | 'TTL'): Promise<PaymentRow> {
   const processing = await changeStatus(trx, payment, 'PROCESSING', now, { pending_capture_minor: null });
@@ -26,7 +26,7 @@ export async function cancelPreAuthorization(ctx: AppContext, merchantId: string
   const payment = await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, merchantId, paymentToken);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-    assertTransition(payment.status, 'PROCESSING', 'NOT_CANCELABLE', ['PRE_AUTHORIZED']);
+    if (payment.status !== 'PRE_AUTHORIZED') throw new ApiError('NOT_CANCELABLE', undefined, { message: `Payment is ${payment.status}; this operation needs PRE_AUTHORIZED.` });
     return startCancel(trx, payment, now, 'REQUESTED');
   });
   ctx.workerSignal.poke();

@@ -4,8 +4,8 @@ import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { parseAmount } from '../lib/money';
 import { changeStatus, exponentOf, lockPayment, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
-import { assertTransition, PRE_AUTHORIZATION_TTL_MS } from './states';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
+import { PRE_AUTHORIZATION_TTL_MS } from './states';
 
 /**
  * `POST /checkout/<payment_token>/capture`: validate the amount → lock the payment → check it is
@@ -29,7 +29,7 @@ export async function capturePayment(ctx: AppContext, merchantId: string, paymen
   const payment = await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, merchantId, paymentToken);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-    assertTransition(payment.status, 'PROCESSING', 'NOT_PRE_AUTHORIZED', ['PRE_AUTHORIZED']);
+    if (payment.status !== 'PRE_AUTHORIZED') throw new ApiError('NOT_PRE_AUTHORIZED', undefined, { message: `Payment is ${payment.status}; this operation needs PRE_AUTHORIZED.` });
     if (payment.pre_authorized_at && now.getTime() - payment.pre_authorized_at.getTime() >= PRE_AUTHORIZATION_TTL_MS) {
       throw new ApiError('PRE_AUTHORIZATION_EXPIRED');
     }

@@ -8,7 +8,7 @@ import { enqueue, jobsInsertFrom } from '../jobs/queue';
 import { jsonParameter } from '../lib/json';
 import type { PaymentMethodName } from '../processor/processor';
 import { paymentEvent, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 
 /**
  * The one way a payment row comes to exist, for every method: cards (sendPayment, subscription

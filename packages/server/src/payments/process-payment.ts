@@ -1,27 +1,12 @@
-import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import type { Db } from '../db/database';
 import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
-import { batchCalls } from '../lib/batch';
 import { attemptOutcome, type OperationResult } from '../processor/processor';
-import { processorCard, type CardRow } from '../vault/lookup';
-import { captureJournal, changeStatus, changeStatuses, holdJournal, lockPayment, type PaymentRow, type StatusChange } from './payment-record';
-import { canTransition, type PaymentStatus } from './states';
-
-/** The job kind of every processor step of a card payment (authorise, capture, cancel). */
-export const PROCESS_PAYMENT_JOB = 'payment.process';
-
-export interface ProcessPaymentJob {
-  paymentToken: string;
-  merchantId: string;
-  /** authorize: after sendPayment; capture: a pre-authorisation's capture; cancel: its void (by request or TTL). */
-  step: 'authorize' | 'capture' | 'cancel';
-  authentication?: { cavv: string; eci: string; version: string; dstrans_id: string; xid?: string | undefined } | undefined;
-  /** For cancel: the status to end in (CANCELED for a request or an expired pre-authorisation). */
-  reason?: 'REQUESTED' | 'TTL';
-}
+import { processorCard } from '../vault/lookup';
+import { authorizationStatements, loadForProcessing, settleAuthorizations, type AuthorizationOutcome, type AuthorizationPatch, type ProcessorCardRow } from './hot-path';
+import { captureJournal, changeStatus, holdJournal, lockPayment, type PaymentRow, type StatusJournals } from './payment-record';
+import type { ProcessPaymentJob } from './payment-job';
 
 /**
  * The processor side of a payment, run by the job worker. Each step first asks the processor whether
@@ -31,9 +16,8 @@ export interface ProcessPaymentJob {
  * own answer, never guessed.
  */
 export function processPaymentHandler(ctx: AppContext) {
-  // The jobs of one claimed batch run together: their reads and their settlements share statements.
-  const load = batchCalls((tokens: readonly string[]) => loadForProcessing(ctx.db, tokens));
-  const settleIf = batchCalls((changes: readonly StatusChange[]) => changeStatuses(ctx.db, changes));
+  // The jobs in flight run together: the reads and the settlements of one turn share statements (hot-path.ts).
+  const { load, settle: settleIf } = authorizationStatements(ctx.db);
   return async (job: Job<ProcessPaymentJob>): Promise<void> => {
     const { paymentToken, merchantId, step } = job.payload;
     // One authorisation per payment; captures and cancels may be requested again after a refusal, so
@@ -65,7 +49,7 @@ export function processPaymentHandler(ctx: AppContext) {
  */
 export function processPaymentJob(ctx: AppContext): JobKind {
   const run = processPaymentHandler(ctx);
-  const settleIf = (change: StatusChange) => changeStatuses(ctx.db, [change]).then(([row]) => row);
+  const settleIf = (outcome: AuthorizationOutcome) => settleAuthorizations(ctx.db, [outcome]).then(([row]) => row);
   return {
     run,
     abandon: async (job: Job<ProcessPaymentJob>, reason: string) => {
@@ -76,53 +60,6 @@ export function processPaymentJob(ctx: AppContext): JobKind {
       ctx.workerSignal.poke();
     },
   };
-}
-
-type ProcessorCardRow = Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>;
-
-interface LoadedForProcessing {
-  payment: PaymentRow;
-  card: ProcessorCardRow | undefined;
-  clockOffsetMs: bigint;
-}
-
-/** Payments with their merchant's clock and their card (the merchant's own only), in one round trip; undefined where gone. */
-async function loadForProcessing(db: Db, paymentTokens: readonly string[]): Promise<(LoadedForProcessing | undefined)[]> {
-  const rows = await db
-    .selectFrom('payments as p')
-    .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
-    .leftJoin('cards as c', (join) => join.onRef('c.id', '=', 'p.card_id').onRef('c.merchant_id', '=', 'p.merchant_id'))
-    .selectAll('p')
-    .select([
-      'm.clock_offset_ms as __clock_offset_ms',
-      'c.key_id as __card_key_id',
-      'c.number_ciphertext as __card_number_ciphertext',
-      'c.exp_month as __card_exp_month',
-      'c.exp_year as __card_exp_year',
-      'c.holder_name as __card_holder_name',
-      'c.scheme as __card_scheme',
-    ])
-    .where(sql<boolean>`p.payment_token = any(${[...paymentTokens]}::uuid[])`)
-    .execute();
-  const loaded = new Map<string, LoadedForProcessing>();
-  for (const row of rows) {
-    const {
-      __clock_offset_ms: clockOffsetMs,
-      __card_key_id: keyId,
-      __card_number_ciphertext: numberCiphertext,
-      __card_exp_month: expMonth,
-      __card_exp_year: expYear,
-      __card_holder_name: holderName,
-      __card_scheme: scheme,
-      ...payment
-    } = row;
-    const card: ProcessorCardRow | undefined =
-      keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
-        ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
-        : undefined;
-    loaded.set(payment.payment_token, { payment: payment as PaymentRow, card, clockOffsetMs });
-  }
-  return paymentTokens.map((token) => loaded.get(token));
 }
 
 async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow | undefined, job: ProcessPaymentJob, reference: string): Promise<OperationResult> {
@@ -148,23 +85,21 @@ async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow
 /**
  * Applies the processor's answer. An authorisation's outcome is a status change that applies only if
  * the payment is still PROCESSING (no lock), written by `settleIf` in one statement with the outcomes
- * of the other jobs of its batch (the sendPayment hot path); a capture, which also rewrites the fees,
- * and a cancel run in a transaction under the payment's row lock.
+ * of the other jobs of its turn (hot-path.ts); a capture, which also rewrites the fees, and a cancel
+ * run in a transaction under the payment's row lock, as plain status changes.
  */
 async function settle(
   ctx: AppContext,
-  settleIf: (change: StatusChange) => Promise<PaymentRow | undefined>,
+  settleIf: (outcome: AuthorizationOutcome) => Promise<PaymentRow | undefined>,
   seen: PaymentRow,
   job: ProcessPaymentJob,
   result: OperationResult,
   now: Date,
 ): Promise<void> {
   if (job.step === 'authorize') {
-    const change = (status: PaymentStatus, patch: Partial<PaymentRow>, journals?: StatusChange['journals']) =>
-      settleIf({ payment: seen, from: 'PROCESSING', status, at: now, patch, journals });
+    const change = (status: AuthorizationOutcome['status'], patch: AuthorizationPatch, journals?: StatusJournals) => settleIf({ payment: seen, status, at: now, patch, journals });
     if (result.status !== 'APPROVED') {
-      const status = result.status === 'DECLINED' ? 'DECLINED' : 'ERROR';
-      if (canTransition('PROCESSING', status)) await change(status, { error_code: result.code, error_description: result.description });
+      await change(result.status === 'DECLINED' ? 'DECLINED' : 'ERROR', { error_code: result.code, error_description: result.description });
       return;
     }
     if (seen.delay_capture) {

@@ -1,18 +1,16 @@
 import { isIP } from 'node:net';
-import { sql } from 'kysely';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { computeFees, DEFAULT_FEE_PLAN, type AppliedFee, type FeePlan } from '../fees/fee-plan';
+import { computeFees, type AppliedFee } from '../fees/fee-plan';
 import { convert } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
 import { enqueue } from '../jobs/queue';
-import { batchCalls, onePer } from '../lib/batch';
-import { jsonParameter } from '../lib/json';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS } from '../lib/money';
-import { authorizationJob, createPayments, quotedPrice, type NewPayment } from './create-payment';
+import { authorizationJob, quotedPrice } from './create-payment';
+import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './process-payment';
+import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { claimAuthentication } from '../three-ds/verify-authentication';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
 
@@ -43,9 +41,9 @@ export async function sendPayment(
   // In live mode a method without a connector is refused before anything is read or stored.
   await ctx.connectors.requireMethod(merchantId, input.payment.method);
 
-  const batchers = batchersOf(ctx.db);
+  const statements = sendPaymentStatements(ctx.db);
   const idempotencyKey = options.idempotencyKey ?? null;
-  const loaded = await batchers.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id, idempotencyKey });
+  const loaded = await statements.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id, idempotencyKey });
   // A retry after a crash: the first run committed its payment, which is the answer.
   if (loaded.existingToken) return existingPayment(ctx.db, merchantId, loaded.existingToken);
   if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
@@ -96,7 +94,7 @@ export async function sendPayment(
       : null;
   let payment: PaymentRow;
   try {
-    payment = await batchers.insert({
+    payment = await statements.insert({
       merchantId,
       contractId: input.contract_id,
       referenceId: input.reference_id,
@@ -135,85 +133,6 @@ export async function sendPayment(
   ctx.workerSignal.poke();
   return { payment, cardStatus: card.status, customerFees: fees.fees.filter((f) => f.payer === 'CUSTOMER') };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-interface ContextKey {
-  merchantId: string;
-  personId: string;
-  cardId: string;
-  idempotencyKey: string | null;
-}
-
-/** What sendPayment reads before pricing a payment. */
-interface PaymentContext {
-  contractId: string;
-  clockOffsetMs: bigint;
-  feePlan: FeePlan;
-  person: { id: string } | undefined;
-  card: { id: string; person_id: string; status: string } | undefined;
-  /** The payment an earlier run of the same Idempotency-Key created, if any. */
-  existingToken: string | null;
-}
-
-/**
- * Everything sendPayment reads, for many requests in one round trip: each merchant's contract and
- * clock, its fee plan, and the person and card (only the merchant's own: another merchant's are simply
- * absent).
- */
-async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): Promise<PaymentContext[]> {
-  const wanted = keys.map((key, n) => ({
-    n,
-    merchant_id: key.merchantId,
-    person_id: UUID.test(key.personId) ? key.personId : null,
-    card_id: UUID.test(key.cardId) ? key.cardId : null,
-    idempotency_key: key.idempotencyKey,
-  }));
-  // The id lists let the planner look rows up by key whatever it guesses of the JSON's size.
-  const ids = (pick: (k: (typeof wanted)[number]) => string | null) => [...new Set(wanted.map(pick).filter((id): id is string => id !== null))];
-  const { rows } = await sql<{
-    n: number;
-    contract_id: string;
-    clock_offset_ms: bigint;
-    plan: FeePlan | null;
-    person_id: string | null;
-    card_id: string | null;
-    card_person_id: string | null;
-    card_status: string | null;
-    existing_token: string | null;
-  }>`
-    select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status,
-      x.payment_token as existing_token
-    from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid, idempotency_key text)
-    join merchants as m on m.id = k.merchant_id and m.id = any(${ids((k) => k.merchant_id)}::uuid[])
-    left join fee_plans as f on f.merchant_id = m.id
-    left join persons as p on p.merchant_id = m.id and p.id = k.person_id and p.id = any(${ids((k) => k.person_id)}::uuid[])
-    left join cards as c on c.merchant_id = m.id and c.id = k.card_id and c.id = any(${ids((k) => k.card_id)}::uuid[])
-    left join payments as x on x.merchant_id = m.id and x.idempotency_key = k.idempotency_key
-      and x.idempotency_key = any(${ids((k) => k.idempotency_key)}::text[])`.execute(db);
-  const byKey = new Map(rows.map((row) => [row.n, row]));
-  return keys.map((key, n) => {
-    const row = byKey.get(n);
-    if (!row) throw new Error(`merchant ${key.merchantId} not found`);
-    return {
-      contractId: row.contract_id,
-      clockOffsetMs: row.clock_offset_ms,
-      feePlan: row.plan ?? DEFAULT_FEE_PLAN,
-      person: row.person_id ? { id: row.person_id } : undefined,
-      card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
-      existingToken: row.existing_token,
-    };
-  });
-}
-
-/**
- * sendPayment's two statements, each shared by the requests that arrive in the same turn of the event
- * loop (lib/batch.ts): under load, one read and one insert serve many payments.
- */
-const batchersOf = onePer((db: Db) => ({
-  loadContext: batchCalls((keys: readonly ContextKey[]) => loadPaymentContexts(db, keys)),
-  insert: batchCalls((inputs: readonly NewPayment[]) => createPayments(db, inputs)),
-}));
 
 /** sendPayment's answer for a payment that exists: its row, its card's status and the fees its customer pays. */
 async function existingPayment(db: Db, merchantId: string, paymentToken: string): Promise<SendPaymentResult> {

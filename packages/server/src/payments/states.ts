@@ -1,4 +1,4 @@
-import { ApiError, type ErrorKey } from '../http/errors';
+import { stateTable } from '../lib/state-machine';
 
 /** The contract's payment statuses. */
 export const PAYMENT_STATUSES = [
@@ -16,36 +16,41 @@ export const PAYMENT_STATUSES = [
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /**
- * Every allowed move, as data (docs/payments.md draws it). PROCESSING is where a payment waits for the
- * processor: after sendPayment, during a capture of a pre-authorisation and during its cancelation.
- * A move not listed here is refused by `assertTransition`, which names both states.
+ * Every allowed move, as data (docs/payments.md, "Statuses and transitions", draws it). PROCESSING is
+ * where a payment waits for the processor: after sendPayment, during a capture of a pre-authorisation
+ * and during its cancelation; a code payment (PIX, boleto, …) waits CREATED for its payer. Every
+ * `changeStatus` checks its move here (lib/state-machine.ts) and stamps the status's column.
  */
-export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  CREATED: ['PROCESSING', 'CANCELED', 'EXPIRED'],
-  PROCESSING: ['PAID', 'PRE_AUTHORIZED', 'DECLINED', 'ERROR', 'CANCELED', 'EXPIRED'],
-  PRE_AUTHORIZED: ['PROCESSING'],
-  PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
-  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
-  DECLINED: [],
-  CANCELED: [],
-  EXPIRED: [],
-  ERROR: [],
-  REFUNDED: [],
-};
-
-export function canTransition(from: string, to: PaymentStatus): boolean {
-  return (PAYMENT_TRANSITIONS[from as PaymentStatus] ?? []).includes(to);
-}
+export const PAYMENT_STATES = stateTable({
+  resource: 'payment',
+  moves: {
+    CREATED: ['PROCESSING', 'CANCELED', 'EXPIRED'],
+    PROCESSING: ['PAID', 'PRE_AUTHORIZED', 'DECLINED', 'ERROR', 'CANCELED', 'EXPIRED'],
+    PRE_AUTHORIZED: ['PROCESSING'],
+    PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+    PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+    DECLINED: [],
+    CANCELED: [],
+    EXPIRED: [],
+    ERROR: [],
+    REFUNDED: [],
+  } satisfies Record<PaymentStatus, readonly PaymentStatus[]>,
+  timestamps: {
+    PRE_AUTHORIZED: 'pre_authorized_at',
+    PAID: 'paid_at',
+    CANCELED: 'canceled_at',
+    EXPIRED: 'canceled_at',
+    DECLINED: 'failed_at',
+    ERROR: 'failed_at',
+    REFUNDED: 'refunded_at',
+  },
+});
 
 /**
- * Refuses an illegal move with a client error naming the current and the expected states.
- * @example assertTransition(payment.status, 'PROCESSING', 'NOT_PRE_AUTHORIZED', ['PRE_AUTHORIZED'])
+ * Statuses in which a payment moved no money: the fees priced at its creation were never charged, so
+ * a move into one of them drops them (the row's totals and its fee lines, with the move).
  */
-export function assertTransition(from: string, to: PaymentStatus, key: ErrorKey, expected: readonly PaymentStatus[]): void {
-  if (!expected.includes(from as PaymentStatus) || !canTransition(from, to)) {
-    throw new ApiError(key, undefined, { message: `Payment is ${from}; this operation needs ${expected.join(' or ')}.` });
-  }
-}
+export const UNCHARGED_STATUSES: readonly PaymentStatus[] = ['DECLINED', 'ERROR'];
 
 /** A pre-authorisation not captured within this time is canceled (spec, Limits). */
 export const PRE_AUTHORIZATION_TTL_MS = 5 * 24 * 60 * 60 * 1000;

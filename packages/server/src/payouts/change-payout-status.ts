@@ -2,7 +2,8 @@ import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { postJournal, type JournalLine } from '../ledger/ledger';
 import { payoutEventData, payoutPaidLines, payoutReversalLines, type PayoutRecord } from './payout-record';
-import { assertPayoutMove, PAYOUT_STATUS_TIMESTAMPS, type PayoutStatus } from './states';
+import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
+import { PAYOUT_STATES, type PayoutStatus } from './states';
 
 /** What a status change may record beside the status: the processor's id, or its reason for refusing. */
 export interface PayoutStatusPatch {
@@ -22,7 +23,8 @@ const STATUS_JOURNALS: Partial<Record<PayoutStatus, (payout: PayoutRecord) => Jo
  * Moves a payout to a new status in the caller's transaction, which must hold the payout's row lock
  * (`lockPayout`): the row with its status timestamp, a history line, the `payout.status_changed`
  * event and the status's ledger journal are written together or not at all. A move the state table
- * does not allow throws before anything is written.
+ * (payouts/states.ts) does not allow throws IllegalMoveError before anything is written: a 409 in a
+ * request, a logged refusal in the job worker.
  * @example
  * await ctx.db.transaction().execute(async (trx) => {
  *   const payout = await lockPayout(trx, txId);
@@ -36,13 +38,15 @@ export async function changePayoutStatus(
   at: Date,
   patch: PayoutStatusPatch = {},
 ): Promise<PayoutRecord> {
-  assertPayoutMove(payout.status, status);
+  assertMove(PAYOUT_STATES, payout.status, status);
   const updated = await trx
     .updateTable('payouts')
-    .set({ ...patch, status, updated_at: at, [PAYOUT_STATUS_TIMESTAMPS[status]]: at })
+    .set({ ...patch, status, updated_at: at, ...stampOf(PAYOUT_STATES, status, at) })
     .where('tx_id', '=', payout.tx_id)
+    .where('status', 'in', allowedFrom(PAYOUT_STATES, status))
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!updated) throw movedMeanwhile(PAYOUT_STATES, payout.status, status);
   await trx
     .insertInto('payout_status_history')
     .values({ tx_id: payout.tx_id, status, previous_status: payout.status, error_code: patch.error_code ?? null, at })

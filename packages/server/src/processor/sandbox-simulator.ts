@@ -121,78 +121,72 @@ export class SandboxSimulator implements Processor {
   }
 
   /**
-   * Runs one operation: waits the simulated latency, applies an injected fault, and records the
-   * result under its reference (a repeated reference answers the recorded result). Every card payment
-   * passes here, so the operations of one turn of the event loop are recorded together (record).
+   * Runs one operation: waits the simulated latency, takes one use of an injected fault, and records
+   * the decision under its reference (a repeated reference answers the recorded decision).
    */
   private async operate(merchantId: string, operation: ProcessorOperation, reference: string, decide: () => OperationResult): Promise<OperationResult> {
     if (this.delayMs > 0) await sleep(this.delayMs);
-    const { fault, result: known } = await this.record({ merchantId, operation, reference, decided: decide() });
+    const decided = decide();
+    // The common case, a new reference and no fault injected: recorded with the other operations of this turn.
+    const unfaulted = await this.recordUnfaulted({ merchantId, operation, reference, decided });
+    if (unfaulted) return unfaulted;
+    const { fault, result: recorded } = await this.record(merchantId, operation, reference, decided);
     if (fault === 'UNAVAILABLE') throw new ProcessorUnavailableError(operation);
-    // Recorded by a concurrent statement after this one's snapshot: read it now.
-    const result = known ?? (await this.lookup(merchantId, reference));
+    // Recorded by an earlier call (or a concurrent one, committed after this statement began): read it now.
+    const result = recorded ?? (await this.lookup(merchantId, reference));
     if (!result) throw new Error(`sandbox operation ${reference} belongs to another merchant`);
     // A timeout happens after the processor acted: the operation is recorded, the answer is lost.
     if (fault === 'TIMEOUT') throw new ProcessorTimeoutError(operation);
     return result;
   }
 
-  private readonly record = batchCalls((operations: readonly SimulatedOperation[]) => this.recordMany(operations));
+  /**
+   * Records the operations of one turn of the event loop in one plain INSERT (lib/batch.ts), each
+   * unless its merchant has a fault injected for its kind of operation or its reference is on record
+   * already; answers the decision recorded, or undefined for the operations left to `record`. Every
+   * card authorisation passes here, so under load its record shares a round trip and a commit with the
+   * others, as the rest of the hot path does (payments/hot-path.ts).
+   */
+  private readonly recordUnfaulted = batchCalls(async (operations: readonly UnfaultedOperation[]) => {
+    const rows = operations.map((op) => ({ reference: op.reference, merchant_id: op.merchantId, operation: op.operation, result: op.decided }));
+    const { rows: recorded } = await sql<{ reference: string; result: OperationResult }>`
+      insert into sandbox_operations (reference, merchant_id, operation, result)
+      select o.reference, o.merchant_id, o.operation, o.result
+      from jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as o(reference text, merchant_id uuid, operation text, result jsonb)
+      where not exists (select 1 from sandbox_faults as f where f.merchant_id = o.merchant_id and f.operation = o.operation and f.remaining > 0)
+      on conflict (reference) do nothing
+      returning reference, result`.execute(this.db);
+    const byReference = new Map(recorded.map((row) => [row.reference, row.result]));
+    return operations.map((op) => byReference.get(op.reference));
+  });
 
   /**
-   * Takes the injected faults and records the decisions of many operations in one statement. Each
-   * operation takes one use of its merchant's fault for its kind of operation while any remain (in
-   * the order given; fault rows are locked in key order, so concurrent batches never deadlock). An
-   * UNAVAILABLE processor records nothing; otherwise the decision is recorded unless the reference is
-   * already known, and either way the answer is what is on record. (The reference list lets the
-   * planner look the records up by key whatever it guesses of the JSON's size.)
+   * The simulator's books in one statement (one round trip per operation): takes one use of the
+   * merchant's fault for this kind of operation while any remain (`POST /sandbox/processor/faults`,
+   * sandbox/processor-faults.ts), and records the decision under its reference unless the fault
+   * makes the processor unavailable or the reference is recorded already. Answers the fault taken
+   * and the decision recorded now (null when nothing was recorded).
    */
-  private async recordMany(operations: readonly SimulatedOperation[]): Promise<{ fault: SandboxFault | null; result: OperationResult | null }[]> {
-    const ops = operations.map((op, n) => ({ n, reference: op.reference, merchant_id: op.merchantId, operation: op.operation, result: op.decided }));
-    const { rows } = await sql<{ n: number; fault: SandboxFault | null; result: OperationResult | null }>`
-      with ops as (
-        select * from jsonb_to_recordset(${jsonParameter(ops)}::jsonb) as o(n integer, reference text, merchant_id uuid, operation text, result jsonb)
-      ),
-      wanted as (select merchant_id, operation, count(*)::integer as calls from ops group by merchant_id, operation),
-      held as (
-        select f.merchant_id, f.operation, f.remaining from sandbox_faults as f
-        join wanted as w on w.merchant_id = f.merchant_id and w.operation = f.operation
-        where f.remaining > 0
-        order by f.merchant_id, f.operation
-        for update of f
-      ),
-      taken as (
-        update sandbox_faults as f set remaining = h.remaining - least(h.remaining, w.calls)
-        from held as h join wanted as w on w.merchant_id = h.merchant_id and w.operation = h.operation
-        where f.merchant_id = h.merchant_id and f.operation = h.operation
-        returning f.merchant_id, f.operation, f.fault, least(h.remaining, w.calls) as uses
-      ),
-      faulted as (
-        select o.n, t.fault
-        from (select *, row_number() over (partition by merchant_id, operation order by n) as turn from ops) as o
-        join taken as t on t.merchant_id = o.merchant_id and t.operation = o.operation
-        where o.turn <= t.uses
+  private async record(merchantId: string, operation: ProcessorOperation, reference: string, decided: OperationResult): Promise<{ fault: SandboxFault | null; result: OperationResult | null }> {
+    const { rows } = await sql<{ fault: SandboxFault | null; result: OperationResult | null }>`
+      with fault as (
+        update sandbox_faults set remaining = remaining - 1
+        where merchant_id = ${merchantId} and operation = ${operation} and remaining > 0
+        returning fault
       ),
       recorded as (
         insert into sandbox_operations (reference, merchant_id, operation, result)
-        select o.reference, o.merchant_id, o.operation, o.result from ops as o
-        where not exists (select 1 from faulted as f where f.n = o.n and f.fault = 'UNAVAILABLE')
-        order by o.n
+        select ${reference}::text, ${merchantId}::uuid, ${operation}::text, ${jsonParameter(decided)}::jsonb
+        where not exists (select 1 from fault where fault = 'UNAVAILABLE')
         on conflict (reference) do nothing
-        returning reference, result
+        returning result
       )
-      select o.n, f.fault, coalesce(r.result, known.result) as result
-      from ops as o
-      left join faulted as f on f.n = o.n
-      left join recorded as r on r.reference = o.reference
-      left join sandbox_operations as known
-        on known.reference = o.reference and known.merchant_id = o.merchant_id and known.reference = any(${ops.map((op) => op.reference)}::text[])`.execute(this.db);
-    const byN = new Map(rows.map((row) => [row.n, row]));
-    return operations.map((_, n) => ({ fault: byN.get(n)?.fault ?? null, result: byN.get(n)?.result ?? null }));
+      select (select fault from fault) as fault, (select result from recorded) as result`.execute(this.db);
+    return rows[0] ?? { fault: null, result: null };
   }
 }
 
-interface SimulatedOperation {
+interface UnfaultedOperation {
   merchantId: string;
   operation: ProcessorOperation;
   reference: string;

@@ -2,26 +2,18 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
+import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { formatDateTimeMillis } from '../lib/time-format';
 import type { RefundsTable } from '../db/tables/refunds';
+import { REFUND_STATES, type RefundStatus } from './states';
 
 export type RefundRow = Selectable<RefundsTable>;
-export const REFUND_STATUSES = ['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
-export type RefundStatus = (typeof REFUND_STATUSES)[number];
-
-/** Refund transitions as data: REQUESTED → PROCESSING → COMPLETED or FAILED; a submission can fail at once. */
-export const REFUND_TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
-  REQUESTED: ['PROCESSING', 'FAILED'],
-  PROCESSING: ['COMPLETED', 'FAILED'],
-  COMPLETED: [],
-  FAILED: [],
-};
-
-/** Statuses that hold part of the payment's refundable amount. */
-export const PENDING_REFUND_STATUSES: readonly RefundStatus[] = ['REQUESTED', 'PROCESSING'];
 
 /**
- * Moves a refund in the caller's transaction with its history line and `refund.status_changed` event.
+ * Moves a refund in the caller's transaction: the move is checked against the state table
+ * (refunds/states.ts), then the row is updated where its status still allows the move, with its
+ * status's timestamp, its history line and its `refund.status_changed` event. A move the table refuses
+ * throws IllegalMoveError (409) before anything is written.
  * @example await changeRefundStatus(trx, refund, 'COMPLETED', now);
  */
 export async function changeRefundStatus(
@@ -31,21 +23,15 @@ export async function changeRefundStatus(
   at: Date,
   patch: Partial<Omit<RefundRow, 'refund_id' | 'created_at'>> = {},
 ): Promise<RefundRow> {
-  if (!REFUND_TRANSITIONS[refund.status as RefundStatus]?.includes(status)) {
-    throw new Error(`refund ${refund.refund_id} cannot move from ${refund.status} to ${status}`);
-  }
+  assertMove(REFUND_STATES, refund.status, status);
   const updated = await trx
     .updateTable('refunds')
-    .set({
-      ...patch,
-      status,
-      updated_at: at,
-      ...(status === 'COMPLETED' ? { completed_at: at } : {}),
-      ...(status === 'FAILED' ? { failed_at: at } : {}),
-    })
+    .set({ ...patch, status, updated_at: at, ...stampOf(REFUND_STATES, status, at) })
     .where('refund_id', '=', refund.refund_id)
+    .where('status', 'in', allowedFrom(REFUND_STATES, status))
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!updated) throw movedMeanwhile(REFUND_STATES, refund.status, status);
   await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status, at }).execute();
   await announce(trx, updated);
   return updated;

@@ -7,8 +7,9 @@ import { formatAmount, parseAmount } from '../lib/money';
 import { lockPayment } from '../payments/payment-record';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { validateDestination, type DestinationInput } from './destination';
-import { announce, changeRefundStatus, PENDING_REFUND_STATUSES, type RefundRow } from './refund-record';
+import { announce, changeRefundStatus, type RefundRow } from './refund-record';
 import { refundReference, SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
+import { PENDING_REFUND_STATUSES } from './states';
 import { REFUNDABLE_STATUSES, REFUND_RULES, refundDeadline, type RefundFailure } from './rules';
 
 export interface RefundRequest extends DestinationInput {

@@ -3,7 +3,8 @@ import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { errorResponses, StatusEnum } from '../http/schema-kit';
-import { REFUND_STATUSES, refundView } from './refund-record';
+import { refundView } from './refund-record';
+import { REFUND_STATUSES } from './states';
 import { idempotencyKeyOf } from '../http/idempotency';
 import { requestRefund } from './request-refund';
 

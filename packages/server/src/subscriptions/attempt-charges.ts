@@ -1,6 +1,6 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { announceCharge, attemptCharge, isWaitingPayment, moveCharge, startWaitingAttempt } from './charge-record';
+import { announceCharge, attemptCharge, changeChargeStatus, isWaitingPayment, startWaitingAttempt } from './charge-record';
 import { merchantTodaySql } from './merchant-today-sql';
 import { merchantToday } from './schedule';
 import { lockSubscription } from './subscription-record';
@@ -33,7 +33,7 @@ export async function attemptDueCharges(ctx: AppContext): Promise<number> {
       const now = await merchantNow(trx, subscription.merchant_id);
       if (!charge || charge.status !== 'PENDING' || charge.next_attempt_on === null || charge.next_attempt_on > merchantToday(now)) return 0;
       if (subscription.status === 'CANCELED') {
-        await moveCharge(trx, subscription, charge, 'CANCELED', now);
+        await changeChargeStatus(trx, subscription, charge, 'CANCELED', now);
         return 0;
       }
       const waiting = charge.payment_token

@@ -2,10 +2,9 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { changeStatus } from '../payments/payment-record';
-import { canTransition } from '../payments/states';
-import { isWaitingPayment, moveCharge } from './charge-record';
+import { changeChargeStatus, isWaitingPayment } from './charge-record';
 import { assertSubscriptionStatus } from './states';
-import { lockSubscription, moveSubscription, type SubscriptionRow } from './subscription-record';
+import { changeSubscriptionStatus, lockSubscription, type SubscriptionRow } from './subscription-record';
 
 /**
  * `POST /subscriptions/<id>/cancel`: under the subscription's row lock, the subscription turns
@@ -20,7 +19,7 @@ export async function cancelSubscription(ctx: AppContext, merchantId: string, su
     const subscription = await lockSubscription(trx, subscriptionId, { merchantId });
     if (!subscription) throw new ApiError('NOT_FOUND', 'subscription_id: subscription not found.');
     assertSubscriptionStatus(subscription.status, ['ACTIVE', 'PAST_DUE'], 'cancel');
-    const canceled = await moveSubscription(trx, subscription, 'CANCELED', now);
+    const canceled = await changeSubscriptionStatus(trx, subscription, 'CANCELED', now);
     const waiting = await trx
       .selectFrom('subscription_charges')
       .selectAll()
@@ -34,8 +33,8 @@ export async function cancelSubscription(ctx: AppContext, merchantId: string, su
         ? await trx.selectFrom('payments').selectAll().where('payment_token', '=', charge.payment_token).forUpdate().executeTakeFirst()
         : undefined;
       // A payment still waiting for its due date never reached the processor, so it is canceled here.
-      if (isWaitingPayment(charge, payment) && canTransition(payment.status, 'CANCELED')) await changeStatus(trx, payment, 'CANCELED', now);
-      await moveCharge(trx, canceled, charge, 'CANCELED', now);
+      if (isWaitingPayment(charge, payment)) await changeStatus(trx, payment, 'CANCELED', now);
+      await changeChargeStatus(trx, canceled, charge, 'CANCELED', now);
     }
     return canceled;
   });

@@ -9,7 +9,8 @@ import { exponentOf, type PaymentRow } from '../payments/payment-record';
 import { createPayment, quotedPrice } from '../payments/create-payment';
 import { sendWaitingPayment, startCardPayment } from '../payments/send-payment';
 import { merchantToday } from './schedule';
-import { canMoveCharge, type ChargeStatus } from './states';
+import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
+import { CHARGE_STATES, type ChargeStatus } from './states';
 import type { SubscriptionRow } from './subscription-record';
 import type { SubscriptionChargesTable } from './tables';
 
@@ -117,15 +118,13 @@ function updateCharge(trx: Db, charge: ChargeRow, patch: Partial<Omit<ChargeRow,
   return trx.updateTable('subscription_charges').set({ ...patch, updated_at: now }).where('id', '=', charge.id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The timestamp column each final charge status stamps. */
-const CHARGE_TIMESTAMPS: Partial<Record<ChargeStatus, 'paid_at' | 'failed_at' | 'canceled_at'>> = { PAID: 'paid_at', FAILED: 'failed_at', CANCELED: 'canceled_at' };
-
 /**
- * Moves a charge to a final status with its event, in the caller's transaction. A move the table
- * does not allow is skipped and the row returned as is.
- * @example await moveCharge(trx, subscription, charge, 'PAID', now);
+ * Moves a charge to a final status with its status's time and its event, in the caller's transaction
+ * (which holds the charge's lock). A move the state table (subscriptions/states.ts) does not allow
+ * throws IllegalMoveError before anything is written.
+ * @example await changeChargeStatus(trx, subscription, charge, 'PAID', now);
  */
-export async function moveCharge(
+export async function changeChargeStatus(
   trx: Db,
   subscription: SubscriptionRow,
   charge: ChargeRow,
@@ -133,9 +132,15 @@ export async function moveCharge(
   now: Date,
   patch: Partial<Pick<ChargeRow, 'error_code' | 'error_description'>> = {},
 ): Promise<ChargeRow> {
-  if (!canMoveCharge(charge.status, to)) return charge;
-  const stamp = CHARGE_TIMESTAMPS[to];
-  const moved = await updateCharge(trx, charge, { ...patch, status: to, next_attempt_on: null, ...(stamp ? { [stamp]: now } : {}) }, now);
+  assertMove(CHARGE_STATES, charge.status, to);
+  const moved = await trx
+    .updateTable('subscription_charges')
+    .set({ ...patch, status: to, next_attempt_on: null, updated_at: now, ...stampOf(CHARGE_STATES, to, now) })
+    .where('id', '=', charge.id)
+    .where('status', 'in', allowedFrom(CHARGE_STATES, to))
+    .returningAll()
+    .executeTakeFirst();
+  if (!moved) throw movedMeanwhile(CHARGE_STATES, charge.status, to);
   await announceCharge(trx, subscription, moved);
   return moved;
 }

@@ -1,8 +1,8 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { moveCharge, scheduleRetry } from './charge-record';
+import { changeChargeStatus, scheduleRetry } from './charge-record';
 import { retryDate } from './schedule';
-import { lockSubscription, moveSubscription } from './subscription-record';
+import { changeSubscriptionStatus, lockSubscription } from './subscription-record';
 
 const SETTLE_BATCH = 500;
 
@@ -40,14 +40,14 @@ export async function settleCharges(ctx: AppContext): Promise<number> {
       const payment = await trx.selectFrom('payments').selectAll().where('payment_token', '=', charge.payment_token).executeTakeFirstOrThrow();
       const now = await merchantNow(trx, subscription.merchant_id);
       if (payment.status === 'PAID') {
-        await moveCharge(trx, subscription, charge, 'PAID', now, { error_code: null, error_description: null });
-        if (subscription.status === 'PAST_DUE') await moveSubscription(trx, subscription, 'ACTIVE', now);
+        await changeChargeStatus(trx, subscription, charge, 'PAID', now, { error_code: null, error_description: null });
+        if (subscription.status === 'PAST_DUE') await changeSubscriptionStatus(trx, subscription, 'ACTIVE', now);
         return 1;
       }
       if (!(FINAL_PAYMENT_STATUSES as readonly string[]).includes(payment.status)) return 0;
       const failure = { error_code: payment.error_code, error_description: payment.error_description };
       if (subscription.status === 'CANCELED') {
-        await moveCharge(trx, subscription, charge, 'CANCELED', now, failure);
+        await changeChargeStatus(trx, subscription, charge, 'CANCELED', now, failure);
         return 1;
       }
       const next = charge.first_attempt_on ? retryDate(charge.first_attempt_on, charge.attempts, charge.force_work_day) : null;
@@ -55,8 +55,9 @@ export async function settleCharges(ctx: AppContext): Promise<number> {
         await scheduleRetry(trx, charge, next, payment, now);
         return 1;
       }
-      await moveCharge(trx, subscription, charge, 'FAILED', now, failure);
-      await moveSubscription(trx, subscription, 'PAST_DUE', now);
+      await changeChargeStatus(trx, subscription, charge, 'FAILED', now, failure);
+      // A subscription already PAST_DUE (an earlier charge failed too) stays so.
+      if (subscription.status === 'ACTIVE') await changeSubscriptionStatus(trx, subscription, 'PAST_DUE', now);
       return 1;
     });
   }

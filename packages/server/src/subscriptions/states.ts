@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors';
+import { stateTable } from '../lib/state-machine';
 
 /** The contract's subscription statuses, billing intervals and charge statuses. */
 export const SUBSCRIPTION_STATUSES = ['ACTIVE', 'PAST_DUE', 'CANCELED'] as const;
@@ -15,37 +16,35 @@ export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
  * charge failed after every retry is PAST_DUE; it keeps its schedule, and a charge paid later brings
  * it back to ACTIVE. CANCELED is final.
  */
-export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
-  ACTIVE: ['PAST_DUE', 'CANCELED'],
-  PAST_DUE: ['ACTIVE', 'CANCELED'],
-  CANCELED: [],
-};
+export const SUBSCRIPTION_STATES = stateTable({
+  resource: 'subscription',
+  moves: {
+    ACTIVE: ['PAST_DUE', 'CANCELED'],
+    PAST_DUE: ['ACTIVE', 'CANCELED'],
+    CANCELED: [],
+  } satisfies Record<SubscriptionStatus, readonly SubscriptionStatus[]>,
+  timestamps: { PAST_DUE: 'past_due_at', CANCELED: 'canceled_at' },
+});
 
 /**
  * Every allowed charge move. A charge stays PENDING while it waits for its due date, while an attempt
  * is with the processor and between retries; PAID, FAILED (every retry declined) and CANCELED (its
  * subscription was canceled before it was paid) are final.
  */
-export const CHARGE_TRANSITIONS: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = {
-  PENDING: ['PAID', 'FAILED', 'CANCELED'],
-  PAID: [],
-  FAILED: [],
-  CANCELED: [],
-};
-
-/** @example canMoveSubscription('ACTIVE', 'PAST_DUE') // true */
-export function canMoveSubscription(from: SubscriptionStatus, to: SubscriptionStatus): boolean {
-  return SUBSCRIPTION_TRANSITIONS[from].includes(to);
-}
-
-/** @example canMoveCharge('PENDING', 'PAID') // true */
-export function canMoveCharge(from: ChargeStatus, to: ChargeStatus): boolean {
-  return CHARGE_TRANSITIONS[from].includes(to);
-}
+export const CHARGE_STATES = stateTable({
+  resource: 'subscription charge',
+  moves: {
+    PENDING: ['PAID', 'FAILED', 'CANCELED'],
+    PAID: [],
+    FAILED: [],
+    CANCELED: [],
+  } satisfies Record<ChargeStatus, readonly ChargeStatus[]>,
+  timestamps: { PAID: 'paid_at', FAILED: 'failed_at', CANCELED: 'canceled_at' },
+});
 
 /**
- * Refuses an operation the subscription's status does not allow, naming the current status and the
- * ones the operation needs.
+ * Refuses an operation the subscription's status does not allow (charging or canceling a CANCELED
+ * one), with the subscription's own code, naming the current status and the ones the operation needs.
  * @example assertSubscriptionStatus(subscription.status, ['ACTIVE', 'PAST_DUE'], 'charge')
  */
 export function assertSubscriptionStatus(current: SubscriptionStatus, expected: readonly SubscriptionStatus[], operation: string): void {

@@ -3,7 +3,8 @@ import type { Db } from '../db/database';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf } from '../payments/payment-record';
-import { canMoveSubscription, type SubscriptionStatus } from './states';
+import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
+import { SUBSCRIPTION_STATES, type SubscriptionStatus } from './states';
 import type { SubscriptionsTable } from './tables';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
@@ -35,23 +36,22 @@ export async function lockSubscription(trx: Db, id: string, options: { merchantI
 }
 
 /**
- * Moves a subscription to another status in the caller's transaction, stamping the status's time.
- * A move the table does not allow is skipped (the caller's view was stale), and the row is returned as is.
- * @example await moveSubscription(trx, subscription, 'PAST_DUE', now);
+ * Moves a subscription to another status in the caller's transaction (which holds its lock), stamping
+ * the status's time; a canceled subscription has no next due date. A move the state table
+ * (subscriptions/states.ts) does not allow throws IllegalMoveError before anything is written.
+ * @example await changeSubscriptionStatus(trx, subscription, 'PAST_DUE', now);
  */
-export async function moveSubscription(trx: Db, subscription: SubscriptionRow, to: SubscriptionStatus, now: Date): Promise<SubscriptionRow> {
-  if (!canMoveSubscription(subscription.status, to)) return subscription;
-  return trx
+export async function changeSubscriptionStatus(trx: Db, subscription: SubscriptionRow, to: SubscriptionStatus, now: Date): Promise<SubscriptionRow> {
+  assertMove(SUBSCRIPTION_STATES, subscription.status, to);
+  const updated = await trx
     .updateTable('subscriptions')
-    .set({
-      status: to,
-      updated_at: now,
-      ...(to === 'PAST_DUE' ? { past_due_at: now } : {}),
-      ...(to === 'CANCELED' ? { canceled_at: now, next_due_date: null } : {}),
-    })
+    .set({ status: to, updated_at: now, ...stampOf(SUBSCRIPTION_STATES, to, now), ...(to === 'CANCELED' ? { next_due_date: null } : {}) })
     .where('id', '=', subscription.id)
+    .where('status', 'in', allowedFrom(SUBSCRIPTION_STATES, to))
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!updated) throw movedMeanwhile(SUBSCRIPTION_STATES, subscription.status, to);
+  return updated;
 }
 
 /**

@@ -5,7 +5,8 @@ import { ApiError } from '../http/errors';
 import { CHALLENGE_PASS_CODE, issueAuthenticationValue } from './directory-server';
 import type { AuthenticationAnswerBody } from './schemas';
 import { answerOf } from './start-authentication';
-import { canMove, CHALLENGE_TTL_MS } from './states';
+import { canMove } from '../lib/state-machine';
+import { CHALLENGE_TTL_MS, THREE_DS_STATES } from './states';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,7 +25,7 @@ export async function answerChallenge(ctx: AppContext, id: string, code: string)
     // Only authentications that asked for a challenge have one (a card row exists for them, unless the
     // processor declined its verification, which the challenge must not reveal).
     if (!row || (row.card_id === null && !row.card_declined) || row.dstrans_id === null) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
-    if (!canMove(row.status, 'AUTHENTICATED')) throw new ApiError('THREE_DS_CHALLENGE_ANSWERED');
+    if (!canMove(THREE_DS_STATES, row.status, 'AUTHENTICATED')) throw new ApiError('THREE_DS_CHALLENGE_ANSWERED');
     const now = await merchantNow(trx, row.merchant_id);
     if (now.getTime() - row.created_at.getTime() > CHALLENGE_TTL_MS) throw new ApiError('THREE_DS_CHALLENGE_EXPIRED');
 

@@ -4,7 +4,8 @@ import { ApiError } from '../http/errors';
 import { CURRENCY_EXPONENTS, formatAmount, isCurrency, parseAmount } from '../lib/money';
 import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';
-import { AUTHENTICATION_TTL_MS, canMove } from './states';
+import { canMove } from '../lib/state-machine';
+import { AUTHENTICATION_TTL_MS, THREE_DS_STATES } from './states';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,7 +45,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
     if (input.reference_id !== row.reference_id) throw new ApiError('THREE_DS_REFERENCE_MISMATCH');
     if (row.status === 'CHALLENGE_PENDING') throw new ApiError('THREE_DS_PENDING');
     if (row.status === 'USED') throw new ApiError('THREE_DS_ALREADY_USED');
-    if (!canMove(row.status, 'USED')) throw new ApiError('THREE_DS_NOT_AUTHENTICATED');
+    if (!canMove(THREE_DS_STATES, row.status, 'USED')) throw new ApiError('THREE_DS_NOT_AUTHENTICATED');
     if (row.authenticated_at && now.getTime() - row.authenticated_at.getTime() > AUTHENTICATION_TTL_MS) throw new ApiError('THREE_DS_EXPIRED');
     // Told here, to the merchant's authenticated server, and never to the browser (no card-testing oracle).
     if (row.card_declined) throw new ApiError('THREE_DS_CARD_DECLINED');

@@ -1,3 +1,5 @@
+import { stateTable } from '../lib/state-machine';
+
 /**
  * The statuses of a 3DS authentication and their moves, as data (docs/3ds.md). Outcomes known at
  * once (AUTHENTICATED, UNENROLLED, NOT_ALLOWED, ERROR) are stored directly; a challenge waits in
@@ -6,20 +8,19 @@
 export const THREE_DS_STATUSES = ['CHALLENGE_PENDING', 'AUTHENTICATED', 'CHALLENGE_FAILED', 'UNENROLLED', 'NOT_ALLOWED', 'ERROR', 'USED'] as const;
 export type ThreeDsStatus = (typeof THREE_DS_STATUSES)[number];
 
-const TRANSITIONS: Readonly<Record<ThreeDsStatus, readonly ThreeDsStatus[]>> = {
-  CHALLENGE_PENDING: ['AUTHENTICATED', 'CHALLENGE_FAILED'],
-  AUTHENTICATED: ['USED'],
-  CHALLENGE_FAILED: [],
-  UNENROLLED: [],
-  NOT_ALLOWED: [],
-  ERROR: [],
-  USED: [],
-};
-
-/** @example canMove('CHALLENGE_PENDING', 'AUTHENTICATED') // true */
-export function canMove(from: string, to: ThreeDsStatus): boolean {
-  return (TRANSITIONS[from as ThreeDsStatus] ?? []).includes(to);
-}
+export const THREE_DS_STATES = stateTable({
+  resource: '3DS authentication',
+  moves: {
+    CHALLENGE_PENDING: ['AUTHENTICATED', 'CHALLENGE_FAILED'],
+    AUTHENTICATED: ['USED'],
+    CHALLENGE_FAILED: [],
+    UNENROLLED: [],
+    NOT_ALLOWED: [],
+    ERROR: [],
+    USED: [],
+  } satisfies Record<ThreeDsStatus, readonly ThreeDsStatus[]>,
+  timestamps: { AUTHENTICATED: 'authenticated_at', USED: 'used_at' },
+});
 
 /** What the library reports for a status (its events: onSuccess, onUnenrolled, onFailure, onError). */
 export const LIBRARY_STATUS: Readonly<Record<ThreeDsStatus, 'SUCCESS' | 'CHALLENGE' | 'UNENROLLED' | 'FAILURE' | 'ERROR'>> = {

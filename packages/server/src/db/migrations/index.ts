@@ -17,6 +17,7 @@ import * as connectors from './0017-connectors';
 import * as dashboard from './0020-dashboard';
 import * as pixCharges from './0021-pix-charges';
 import * as checkoutMethods from './0015-checkout-methods';
+import * as paymentRefundedAt from './0026-payment-refunded-at';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0020-dashboard': dashboard,
   '0021-pix-charges': pixCharges,
   '0015-checkout-methods': checkoutMethods,
+  '0026-payment-refunded-at': paymentRefundedAt,
 };

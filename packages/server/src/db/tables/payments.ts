@@ -43,6 +43,8 @@ export interface PaymentsTable {
   paid_at: Date | null;
   canceled_at: Date | null;
   failed_at: Date | null;
+  /** When the payment became REFUNDED (migration 0026): every terminal status has its time. */
+  refunded_at: Date | null;
   /** The Idempotency-Key of the request that created it (unique per merchant): a retry after a crash finds it. */
   idempotency_key: Generated<string | null>;
 }
