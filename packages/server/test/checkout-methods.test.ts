@@ -276,7 +276,9 @@ describeEachEngine('checkout debit card with 3DS', (service) => {
     const frictionless = await generate(service(), m, { method: 'DEBITCARD', amount: '60.00' });
     const sent = await service().post(`/pay/${frictionless.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-    expect(sent.body).toMatchObject({ status: 'SENT', transaction_status: 'PROCESSING' });
+    // The debit card pays the payment that generation opened.
+    expect(frictionless.payment).toMatchObject({ method: 'DEBITCARD', transaction_status: 'CREATED' });
+    expect(sent.body).toMatchObject({ status: 'SENT', transaction_status: 'PROCESSING', payment_token: frictionless.payment.payment_token });
     const paid = await waitForCheckout(service(), m, frictionless.checkout_id, (b) => b.status === 'PAID');
     expect(paid.payments).toEqual([expect.objectContaining({ payment_token: sent.body.payment_token, method: 'DEBITCARD', transaction_status: 'PAID' })]);
 
@@ -315,6 +317,8 @@ describeEachEngine('checkout debit card with 3DS', (service) => {
     const retry = await service().post(`/pay/${failed.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
     expect(retry.body.status).toBe('SENT');
     await waitForCheckout(service(), m, failed.checkout_id, (b) => b.status === 'PAID');
-    expect((await service().get(`/checkout/${failed.checkout_id}`, { token: m.token })).body.payments).toHaveLength(1);
+    expect((await service().get(`/checkout/${failed.checkout_id}`, { token: m.token })).body.payments).toEqual([
+      expect.objectContaining({ payment_token: failed.payment.payment_token, method: 'DEBITCARD', transaction_status: 'PAID' }),
+    ]);
   });
 });

@@ -40,7 +40,8 @@ export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<
  * - a final session: its outcome, with the merchant's URL to go to;
  * - an open code attempt: what the payer needs (PIX code, boleto, voucher, CLABE, PicPay link), unless
  *   the customer asked to choose again;
- * - an open card attempt: "processing" until its outcome arrives;
+ * - an open card attempt: "processing" until its outcome arrives; the card payment that generation
+ *   opened, still CREATED, waits for the card, so the form is shown;
  * - no open attempt: a single code method starts its attempt (generation normally has already, so this
  *   only matters for a session whose attempt was left); a single card method shows the form;
  *   multi-method shows the selection screen, or opens PIX directly with pixDirect on the first visit.
@@ -73,7 +74,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   if (isFinalCheckoutStatus(session.status)) {
     const outcome = session.status === 'PAID' ? 'PAID' : session.end_reason === 'EXPIRED' ? 'EXPIRED' : session.status === 'ERROR' ? 'ERROR' : 'CANCELED';
     view = { kind: 'final', outcome, redirectUrl: redirectUrlOf(session) };
-  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment && isCardMethod(payment.method))) {
+  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment && isCardMethod(payment.method) && payment.status !== 'CREATED')) {
     view = { kind: 'processing' };
   } else if (stillOpen && payment && isCodeMethod(payment.method) && !(multi && (query.choose || wantsCard))) {
     const codes = await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirstOrThrow();

@@ -66,7 +66,7 @@ export const GenerateCheckoutResponse = Type.Object({
   mode: Mode,
   methods: Type.Array(Method),
   expires_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock' }),
-  payment: Type.Union([CheckoutPayment, Type.Null()], { description: 'the attempt started at generation (single code method, or pixDirect); null otherwise' }),
+  payment: Type.Union([CheckoutPayment, Type.Null()], { description: 'the attempt started at generation (single-method, or pixDirect; with a card method, a payment that waits CREATED for the card); null otherwise' }),
   refresh_token: Type.String(),
 }, { title: 'CheckoutSession' });
 
