@@ -89,7 +89,7 @@ export async function startDebitAttempt(ctx: AppContext, checkoutId: string, inp
         const session = await lockCheckout(trx, checkoutId);
         if (session?.current_payment_status === STARTING) await updateCheckout(trx, session, now, { current_payment_token: row.payment_token });
       });
-      return { status: 'CHALLENGE', challengeUrl: `${answer.challengeUrl}?lang=${input.lang === 'en' ? 'en' : 'pt'}` };
+      return { status: 'CHALLENGE', challengeUrl: `${answer.challengeUrl}?lang=${input.lang ?? 'pt'}` };
     }
     throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: `3DS answered ${answer.status}: the card cannot pay by debit without authentication.` });
   } catch (error) {

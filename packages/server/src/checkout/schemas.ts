@@ -122,7 +122,7 @@ export const DebitAttemptBody = Type.Object({
   exp_year: Type.String({ minLength: 2, maxLength: 4 }),
   cvv: Type.String({ minLength: 1, maxLength: 4 }),
   holder_name: Type.String({ minLength: 1, maxLength: 100 }),
-  lang: Type.Optional(StringEnum(['pt', 'en'] as const, { description: 'language of the 3DS challenge page' })),
+  lang: Type.Optional(StringEnum(['pt', 'es', 'en'] as const, { description: 'language of the 3DS challenge page (the page\'s own; default pt)' })),
 });
 export type DebitAttemptInput = Static<typeof DebitAttemptBody>;
 
