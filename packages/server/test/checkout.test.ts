@@ -407,6 +407,7 @@ describeEachEngine('hosted checkout API', (service) => {
     const other = await service().merchant();
     const created = await generate(service(), m, { method: 'CREDITCARD' });
     const card = await service().post(`/pay/${created.checkout_id}/card`, CARD_FORM);
+    expect(card.status, JSON.stringify(card.body)).toBe(200);
     const refused = await service().post(`/sandbox/payments/${card.body.payment_token}/pay`, undefined, { token: m.token });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].code).toBe('03.03.0001');
