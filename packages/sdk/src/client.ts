@@ -242,10 +242,13 @@ export class Colibri {
       numberedPages((page) => this.reports.list({ ...query, page }), (p) => ({ items: p.content, last: p.last })),
     get: async (id: string): Promise<Schemas['Report']> => unwrap(await this.api.GET('/reports/myreports/report/{reportId}', { params: { path: { reportId: id } } })),
     create: async (body: BodyOf<'createReport'>): Promise<Schemas['Report']> => unwrap(await this.api.POST('/reports/myreports/report', { body })),
-    /** The report's rows as a stream of CSV or JSON bytes. */
-    export: async (id: string, format: 'csv' | 'json' = 'csv'): Promise<Response> => {
+    /**
+     * The report's rows as a stream of CSV or JSON bytes. With `count: true` the service counts the rows
+     * first and the answer's `X-Total-Count` header gives their number (for a progress percentage).
+     */
+    export: async (id: string, format: 'csv' | 'json' = 'csv', options: { count?: boolean } = {}): Promise<Response> => {
       const answer = await this.api.GET('/reports/myreports/report/{reportId}/export', {
-        params: { path: { reportId: id }, query: { format } },
+        params: { path: { reportId: id }, query: { format, ...(options.count ? { count: true } : {}) } },
         parseAs: 'stream',
       });
       if (!answer.response.ok) throw ColibriError.from(answer.response.status, await answer.response.json().catch(() => undefined), answer.response.headers);

@@ -9,6 +9,17 @@ import { DataDirLockedError } from './db/data-dir-lock';
 import { DatabaseStartError, openConfiguredDatabase, VERSION, waitForDatabase } from './runtime';
 import { work } from './worker';
 
+/** What the service's commands read: the full list, with defaults, is in docs/configuration.md. */
+const SERVICE_ENVIRONMENT = `
+Environment (every variable, with its default: docs/configuration.md):
+  DATABASE_URL          PostgreSQL; without it, PGlite in COLIBRI_DATA_DIR (default ./data)
+  COLIBRI_MODE          sandbox (default) or live
+  COLIBRI_MASTER_KEY    card encryption key (or COLIBRI_MASTER_KEY_FILE)
+  COLIBRI_ADMIN_TOKEN   admin bearer token (or COLIBRI_ADMIN_TOKEN_FILE)
+  HOST, PORT            where serve listens (127.0.0.1:8080)
+  PUBLIC_BASE_URL       the address customers reach (checkout_url)
+  LOG_LEVEL, LOG_FORMAT`;
+
 /** The `colibri` command line. */
 export function buildCli(): Command {
   const program = new Command('colibri').description('Colibri payments service').version(VERSION);
@@ -16,16 +27,19 @@ export function buildCli(): Command {
   program
     .command('serve')
     .description('run the HTTP service (and its workers) on the configured database')
+    .addHelpText('after', `\nExamples:\n  colibri serve\n  DATABASE_URL=postgres://colibri@db:5432/colibri PORT=8080 colibri serve\n${SERVICE_ENVIRONMENT}`)
     .action(startup(async () => serve(loadConfig())));
 
   program
     .command('worker')
     .description('run only the background workers (jobs, callbacks, sweeps) on the configured database')
+    .addHelpText('after', `\nExamples:\n  DATABASE_URL=postgres://colibri@db:5432/colibri colibri worker\n${SERVICE_ENVIRONMENT}\n  COLIBRI_WORKER_CONCURRENCY, COLIBRI_CALLBACK_CONCURRENCY  jobs and callbacks in flight`)
     .action(startup(async () => work(loadConfig())));
 
   program
     .command('migrate')
     .description('apply pending database migrations and exit')
+    .addHelpText('after', `\nExamples:\n  colibri migrate\n  DATABASE_URL=postgres://colibri@db:5432/colibri colibri migrate\n\nEnvironment:\n  DATABASE_URL, COLIBRI_DATA_DIR, COLIBRI_DB_WAIT_MS (how long to wait for the database)`)
     .action(startup(async () => {
       const config = loadConfig();
       const handle = await openConfiguredDatabase(config);
@@ -41,6 +55,7 @@ export function buildCli(): Command {
   program
     .command('doctor')
     .description('check the connector configuration: routes, settings, certificates, endpoints (exit 1 on failure)')
+    .addHelpText('after', `\nExamples:\n  colibri doctor\n  COLIBRI_MODE=live COLIBRI_ADYEN_API_KEY=… COLIBRI_ADYEN_MERCHANT_ACCOUNT=ShopBR colibri doctor\n\nEnvironment:\n  COLIBRI_MODE, COLIBRI_MASTER_KEY, and each connector's settings (COLIBRI_ADYEN_*; docs/connectors.md)`)
     .action(startup(async () => {
       const ok = await runDoctor(loadConfig(), (line) => console.log(line));
       if (!ok) process.exitCode = 1;
@@ -54,6 +69,10 @@ export function buildCli(): Command {
     .option('--json', 'print the contract JSON object')
     .option('--url <url>', 'create through a running service at this base URL instead of opening the database')
     .option('--admin-token <token>', 'admin token for --url (default: COLIBRI_ADMIN_TOKEN)')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  colibri merchant create --name "Loja Exemplo"\n  colibri merchant create --name "Loja Exemplo" --json --url http://127.0.0.1:8080 --admin-token adm_…\n\nEnvironment:\n  COLIBRI_ADMIN_TOKEN   with --url\n  DATABASE_URL, COLIBRI_DATA_DIR, COLIBRI_MASTER_KEY   without --url (the database is opened directly)`,
+    )
     .action(async (options: { name: string; json?: boolean; url?: string; adminToken?: string }) => {
       const created = options.url ? await createThroughApi(options.url, options.name, options.adminToken) : await createDirectly(options.name);
       if (options.json) {

@@ -192,7 +192,7 @@ describeEachEngine('checkout methods and the boleto life', (service) => {
       expect((await read(service(), m, created.checkout_id)).status).toBe('PAID');
       const details = (await service().get(`/transactionDetails/${payment.payment_token}`, { token: m.token })).body;
       expect(details.general_info.transaction_status).toBe('PAID');
-      expect(details.payment_info).toMatchObject({ order_method: method, order_currency: 'MXN', payment_currency: 'MXN', payment_amount: 349.9 });
+      expect(details.payment_info).toMatchObject({ order_method: method, order_method_country: 'MX', order_currency: 'MXN', payment_currency: 'MXN', payment_amount: 349.9 });
       // PROCESSING and PAID are written in one transaction at one instant, so they are compared as a set.
       expect((await eventsOf(service(), payment.payment_token)).sort()).toEqual(['payment.status_changed:CREATED', 'payment.status_changed:PAID', 'payment.status_changed:PROCESSING']);
 
@@ -214,6 +214,18 @@ describeEachEngine('checkout methods and the boleto life', (service) => {
       }
       expect(settled.body).toMatchObject({ refund_status: 'COMPLETED', amount: 349.9, currency: 'MXN' });
     }
+    // Reports place them in Mexico too, and can filter them by method and by country.
+    const column = (position: number, id: number, alias: string) => ({ field: { id }, position, alias, aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false });
+    const filter = (position: number, id: number, operator: string, value: string) => ({ field: { id }, position, filter_operator: operator, value, logical_operator: 'AND', dynamic_filter: false });
+    const created = await service().post('/reports/myreports/report', {
+      name: 'Mexico', folder: 'Tests', report_type: 'PAYIN', report_type_name: 'Pay-ins', enable: true, offset: null, limit: null,
+      fields: [column(0, 4, 'method'), column(1, 12, 'country')],
+      filters: [filter(0, 12, '=', 'MX'), filter(1, 4, 'IN', 'OXXO,PAYNET')],
+      group_by: [''], order_by: [{ position: 0, field_position: 0, direction: 'ASC' }],
+    }, { token: m.token });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rows = (await service().get(`/reports/myreports/report/${created.body.id}/export?format=json`, { token: m.token })).body;
+    expect(rows).toEqual([{ method: 'OXXO', country: 'MX' }, { method: 'PAYNET', country: 'MX' }]);
   });
 
   it('SPEI: a transfer to a CLABE of its own with a valid check digit, paid and refunded; an OXXO priced in USD is not refundable', async () => {
@@ -276,7 +288,9 @@ describeEachEngine('checkout debit card with 3DS', (service) => {
     const frictionless = await generate(service(), m, { method: 'DEBITCARD', amount: '60.00' });
     const sent = await service().post(`/pay/${frictionless.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-    expect(sent.body).toMatchObject({ status: 'SENT', transaction_status: 'PROCESSING' });
+    // The debit card pays the payment that generation opened.
+    expect(frictionless.payment).toMatchObject({ method: 'DEBITCARD', transaction_status: 'CREATED' });
+    expect(sent.body).toMatchObject({ status: 'SENT', transaction_status: 'PROCESSING', payment_token: frictionless.payment.payment_token });
     const paid = await waitForCheckout(service(), m, frictionless.checkout_id, (b) => b.status === 'PAID');
     expect(paid.payments).toEqual([expect.objectContaining({ payment_token: sent.body.payment_token, method: 'DEBITCARD', transaction_status: 'PAID' })]);
 
@@ -315,6 +329,8 @@ describeEachEngine('checkout debit card with 3DS', (service) => {
     const retry = await service().post(`/pay/${failed.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
     expect(retry.body.status).toBe('SENT');
     await waitForCheckout(service(), m, failed.checkout_id, (b) => b.status === 'PAID');
-    expect((await service().get(`/checkout/${failed.checkout_id}`, { token: m.token })).body.payments).toHaveLength(1);
+    expect((await service().get(`/checkout/${failed.checkout_id}`, { token: m.token })).body.payments).toEqual([
+      expect.objectContaining({ payment_token: failed.payment.payment_token, method: 'DEBITCARD', transaction_status: 'PAID' }),
+    ]);
   });
 });

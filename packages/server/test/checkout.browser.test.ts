@@ -30,8 +30,8 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-  // A phone-sized screen: the page must work there.
-  context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+  // A phone-sized screen (the page must work there) of a Brazilian shopper, whose browser asks for Portuguese.
+  context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, locale: 'pt-BR' });
 });
 
 afterAll(async () => {
@@ -40,8 +40,8 @@ afterAll(async () => {
   await service?.close();
 });
 
-async function open(url: string): Promise<Page> {
-  const page = await context.newPage();
+async function open(url: string, within: BrowserContext = context): Promise<Page> {
+  const page = await within.newPage();
   page.on('console', (message) => {
     if (/Content Security Policy|integrity/i.test(message.text())) cspViolations.push(message.text());
   });
@@ -168,7 +168,8 @@ describe('hosted checkout page in chromium', () => {
   it('debit card: 3DS challenge inside the page, in Portuguese, then paid and back to the shop', async () => {
     const successUrl = `${service.baseUrl}/healthz?shop=debit`;
     const created = await generate(service, merchant, { method: 'DEBITCARD', amount: '75.00', successUrl });
-    expect(created).toMatchObject({ status: 'CREATED', payment: null });
+    // The attempt started at generation: its payment waits for the card typed below.
+    expect(created).toMatchObject({ status: 'PROCESSING', payment: { method: 'DEBITCARD', transaction_status: 'CREATED' } });
     const page = await open(created.checkout_url);
     await page.locator('[data-view="card"][data-card-method="DEBITCARD"]').waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Cartão de débito');
@@ -197,7 +198,7 @@ describe('hosted checkout page in chromium', () => {
     await frame.getByRole('button', { name: 'Confirmar' }).click();
     await page.waitForURL(successUrl, { timeout: 15_000 });
     const session = await service.get(`/checkout/${created.checkout_id}`, { token: merchant.token });
-    expect(session.body).toMatchObject({ status: 'PAID', payments: [{ method: 'DEBITCARD', transaction_status: 'PAID' }] });
+    expect(session.body).toMatchObject({ status: 'PAID', payments: [{ payment_token: created.payment.payment_token, method: 'DEBITCARD', transaction_status: 'PAID' }] });
     const details = await service.get(`/transactionDetails/${session.body.payments[0].payment_token}`, { token: merchant.token });
     expect(details.body.payment_info.order_method).toBe('DEBITCARD');
     await page.close();
@@ -244,6 +245,69 @@ describe('hosted checkout page in chromium', () => {
     await docs.goto(`${service.baseUrl}/`);
     expect(new URL(docs.url()).pathname).toMatch(/^\/docs/);
     await docs.close();
+  });
+
+  it('speaks Spanish to a Mexican shopper: by the browser language, by the checkout country, and in the 3DS challenge', async () => {
+    const mexican = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, locale: 'es-MX' });
+    const french = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, locale: 'fr-FR' });
+    try {
+      const oxxo = await generate(service, merchant, { method: 'OXXO', asset: 'MXN', amount: '349.90' });
+      const page = await open(oxxo.checkout_url, mexican);
+      await page.locator('[data-view="voucher"]').waitFor();
+      expect(await page.locator('html').getAttribute('lang')).toBe('es-MX');
+      expect(await page.locator('.amount').textContent()).toContain('MX$349.90');
+      expect(await page.getByText('Muestra la referencia o el código de barras en caja').count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Imprimir ficha de pago' }).isVisible()).toBe(true);
+      expect(await page.locator('[data-sandbox-badge]').textContent()).toContain('pago de prueba');
+      await shot(page, 'oxxo-es');
+      // The other languages are one link away, and the choice sticks.
+      await page.getByRole('link', { name: 'English' }).click();
+      await page.waitForURL(/\?lang=en$/);
+      expect(await page.locator('html').getAttribute('lang')).toBe('en');
+      await page.close();
+
+      // A browser asking for none of the page's languages gets the checkout country's: Spanish for SPEI.
+      const spei = await generate(service, merchant, { method: 'SPEI', asset: 'MXN', amount: '1200.00' });
+      const speiPage = await open(spei.checkout_url, french);
+      await speiPage.locator('[data-view="spei"]').waitFor();
+      expect(await speiPage.locator('html').getAttribute('lang')).toBe('es-MX');
+      expect(await speiPage.getByText('Haz una transferencia SPEI').count()).toBe(1);
+      await speiPage.close();
+      // … and Portuguese for a Brazilian PIX.
+      const pix = await generate(service, merchant, { amount: '15.00' });
+      const pixPage = await open(pix.checkout_url, french);
+      await pixPage.locator('[data-view="pix"]').waitFor();
+      expect(await pixPage.locator('html').getAttribute('lang')).toBe('pt-BR');
+      await pixPage.close();
+
+      // A Spanish-speaking shopper paying by debit card in Brazil: the 3DS challenge speaks Spanish too.
+      const debit = await generate(service, merchant, { method: 'DEBITCARD', amount: '76.00' });
+      const debitPage = await open(debit.checkout_url, mexican);
+      await debitPage.locator('[data-view="card"][data-card-method="DEBITCARD"]').waitFor();
+      expect(await debitPage.getByRole('heading', { level: 1 }).textContent()).toBe('Tarjeta de débito');
+      await debitPage.getByLabel('Nombre completo').fill('María Pérez');
+      await debitPage.getByLabel('Correo electrónico').fill('maria@example.com');
+      await debitPage.getByLabel('CPF (identificación fiscal de Brasil)').fill('529.982.247-25');
+      await debitPage.getByLabel('Celular (con lada)').fill('(11) 91234-5678');
+      await debitPage.getByLabel('Número de tarjeta').fill('4000000000002503');
+      await debitPage.getByLabel('Vencimiento (MM/AA)').pressSequentially('1235');
+      await debitPage.getByLabel('CVV').fill('123');
+      await debitPage.getByLabel('Nombre como aparece en la tarjeta').fill('MARIA PEREZ');
+      await debitPage.getByRole('button', { name: /^Pagar/ }).click();
+      const frame = debitPage.frameLocator('#three-ds-frame iframe');
+      await frame.locator('#code').waitFor({ timeout: 10_000 });
+      expect(await frame.locator('html').getAttribute('lang')).toBe('es-MX');
+      expect(await frame.getByRole('heading', { level: 1 }).textContent()).toBe('Confirma tu compra');
+      await shot(debitPage, 'debit-challenge-es');
+      await frame.getByLabel('Código enviado a tu celular').fill('123456');
+      await frame.getByRole('button', { name: 'Confirmar' }).click();
+      await debitPage.locator('[data-final="PAID"]').waitFor({ timeout: 15_000 });
+      expect(await debitPage.getByRole('heading', { level: 1 }).textContent()).toBe('Pago aprobado');
+      await debitPage.close();
+    } finally {
+      await mexican.close();
+      await french.close();
+    }
   });
 
   it('loaded everything without a CSP or integrity violation', () => {

@@ -62,10 +62,11 @@ describeEachEngine('hosted checkout API', (service) => {
       payments: [payment],
       refresh_token: expect.any(String),
     });
-    // A single card method has no payment until the card is submitted; multi-method waits for a choice.
+    // A single card method's attempt starts at generation too: its payment waits CREATED for the card.
     const card = await generate(service(), m, { method: 'CREDITCARD' });
-    expect(card).toMatchObject({ status: 'CREATED', payment: null });
-    expect((await service().get(`/checkout/${card.checkout_id}`, { token: m.token })).body.payments).toEqual([]);
+    expect(card).toMatchObject({ status: 'PROCESSING', payment: { payment_token: expect.any(String), method: 'CREDITCARD', transaction_status: 'CREATED', amount: 100, asset: 'BRL' } });
+    expect((await service().get(`/checkout/${card.checkout_id}`, { token: m.token })).body.payments).toEqual([card.payment]);
+    // Multi-method waits for the customer's choice.
     const multi = await generate(service(), m, { method: ['PIX', 'BOLETO'] });
     expect(multi).toMatchObject({ status: 'CREATED', payment: null });
 
@@ -248,11 +249,15 @@ describeEachEngine('hosted checkout API', (service) => {
     const late = await service().post(`/sandbox/payments/${token}/pay`, undefined, { token: m.token });
     expect(late.status).toBe(422);
     expect(late.body.errors[0].code).toBe('03.03.0002');
-    expect((await service().get(`/checkout/${untouched.checkout_id}`, { token: m.token })).body.status).toBe('CREATED');
+    expect((await service().get(`/checkout/${untouched.checkout_id}`, { token: m.token })).body).toMatchObject({ status: 'PROCESSING', payments: [{ transaction_status: 'CREATED' }] });
     await service().post('/sandbox/clock/advance', { seconds: 60 }, { token: m.token });
-    // The sweep expired it without anyone looking: its row is already final.
+    // The sweep expired it without anyone looking: its rows are already final, the card payment that
+    // waited for a card included.
     const row = await service().ctx.db.selectFrom('checkout_sessions').select(['status', 'end_reason']).where('checkout_id', '=', untouched.checkout_id).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'CANCELED', end_reason: 'EXPIRED' });
+    const cardRow = await service().ctx.db.selectFrom('payments').select('status').where('payment_token', '=', untouched.payment.payment_token).executeTakeFirstOrThrow();
+    expect(cardRow.status).toBe('EXPIRED');
+    expect((await service().post(`/pay/${untouched.checkout_id}/card`, CARD_FORM)).body.errors[0].code).toBe('03.02.0001');
     const attempt = await service().post(`/pay/${untouched.checkout_id}/attempts`, { method: 'PIX' });
     expect(attempt.status).toBe(422);
     expect(attempt.body.errors[0].code).toBe('03.02.0001');
@@ -298,6 +303,39 @@ describeEachEngine('hosted checkout API', (service) => {
       expect(final.status, number).toBe(status);
       expect((await service().get(`/pay/${created.checkout_id}/status`)).body.redirect_url).toBe(redirect);
     }
+  });
+
+  it('single-method card: the payment opened at generation is the one the card pays, with its history from CREATED', async () => {
+    const m = await service().merchant();
+    const created = await generate(service(), m, { method: 'CREDITCARD', amount: '300.00', ...URLS });
+    const token = created.payment.payment_token;
+    // Waiting for its card, the payment shows in transaction details with no payer and no card yet.
+    const waiting = await service().get(`/transactionDetails/${token}`, { token: m.token });
+    expect(waiting.status, JSON.stringify(waiting.body)).toBe(200);
+    expect(waiting.body.general_info.transaction_status).toBe('CREATED');
+    expect(waiting.body.customer_info.customer_id).toBeNull();
+    expect(waiting.body.payment_info).toMatchObject({ order_method: 'CREDITCARD', card_number: null, order_method_country: 'BR' });
+    // The page shows the card form, and the sandbox payer cannot pay a card payment.
+    expect((await openPage(service(), created.checkout_id)).text).toContain('data-view="card"');
+    expect((await service().post(`/sandbox/payments/${token}/pay`, undefined, { token: m.token })).body.errors[0].code).toBe('03.03.0001');
+    // A refused card leaves the payment waiting; the next card pays it.
+    const badLuhn = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, number: '4111111111111112' });
+    expect(badLuhn.body.errors[0].code).toBe('00.07.0002');
+    expect((await service().get(`/checkout/${created.checkout_id}`, { token: m.token })).body).toMatchObject({ status: 'PROCESSING', payments: [{ payment_token: token, transaction_status: 'CREATED' }] });
+    const sent = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, installments: 3 });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(sent.body).toMatchObject({ payment_token: token, transaction_status: 'PROCESSING' });
+    const paid = await waitForCheckout(service(), m, created.checkout_id, (b) => b.status === 'PAID');
+    expect(paid.payments).toEqual([expect.objectContaining({ payment_token: token, method: 'CREDITCARD', transaction_status: 'PAID' })]);
+    const details = await service().get(`/transactionDetails/${token}`, { token: m.token });
+    expect(details.body.transaction_history.map((h: any) => h.status)).toEqual(['PAID', 'PROCESSING', 'CREATED']);
+    expect(details.body.payment_info.card_number).toMatch(/1111$/);
+    expect(details.body.customer_info.customer_id).toEqual(expect.any(String));
+    const row = await service().ctx.db.selectFrom('payments').select(['installments', 'captured_minor']).where('payment_token', '=', token).executeTakeFirstOrThrow();
+    expect(row).toEqual({ installments: 3, captured_minor: 30000n });
+    // Its callbacks tell the whole life, CREATED first, in order.
+    const events = await service().ctx.db.selectFrom('events').select(['data']).where('resource_id', '=', token).orderBy('sequence').execute();
+    expect(events.map((e: any) => (typeof e.data === 'string' ? JSON.parse(e.data) : e.data).status)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
   });
 
   it('card form endpoint: field errors, saveCard keeps the card for sendPayment, without it the card is INACTIVE', async () => {
@@ -369,6 +407,7 @@ describeEachEngine('hosted checkout API', (service) => {
     const other = await service().merchant();
     const created = await generate(service(), m, { method: 'CREDITCARD' });
     const card = await service().post(`/pay/${created.checkout_id}/card`, CARD_FORM);
+    expect(card.status, JSON.stringify(card.body)).toBe(200);
     const refused = await service().post(`/sandbox/payments/${card.body.payment_token}/pay`, undefined, { token: m.token });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].code).toBe('03.03.0001');

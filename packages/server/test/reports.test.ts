@@ -759,6 +759,15 @@ describeEachEngine('saved reports', (service) => {
     expect(new Set(csv.slice(1).map((r) => r[0])).size).toBe(count - 100);
     const json = await exportJson(m, id);
     expect(json.map((r) => [r.Reference, r.Amount, r.Customer])).toEqual(csv.slice(1));
+    // Asked to count first, the answer says how many rows follow, and exactly those follow.
+    const counted = await service().get(`${BASE}/${id}/export?format=json&count=true`, { token: m.token });
+    expect(counted.status).toBe(200);
+    expect(counted.headers.get('x-total-count')).toBe(String(count - 100));
+    expect(counted.body).toEqual(json);
+    const plain = await service().get(`${BASE}/${id}/export?format=csv`, { token: m.token });
+    expect(plain.headers.get('x-total-count')).toBeNull();
+    const badCount = await service().get(`${BASE}/${id}/export?format=csv&count=maybe`, { token: m.token });
+    expect(badCount.status).toBe(400);
   });
 });
 

@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a hosted checkout session
-         * @description Creates a session and answers the public checkout_url to send the customer to. In single-method mode with a code method (or with pixDirect) the payment attempt starts at once and `payment` carries it; otherwise `payment` is null (docs/checkout.md).
+         * @description Creates a session and answers the public checkout_url to send the customer to. In single-method mode (or with pixDirect) the payment attempt starts at once and `payment` carries it (with a card method, a payment that waits CREATED for the card entered on the page); otherwise `payment` is null (docs/checkout.md).
          */
         post: operations["generateCheckout"];
         delete?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * The hosted checkout page (HTML)
-         * @description Portuguese by default; `?lang=en` for English.
+         * @description `?lang=pt`, `es` or `en`; otherwise the browser's Accept-Language, otherwise the checkout country's language (Spanish for MX, Portuguese for BR).
          */
         get: operations["getCheckoutPage"];
         put?: never;
@@ -813,7 +813,7 @@ export interface paths {
         };
         /**
          * The issuer challenge page (HTML, framed by the library)
-         * @description English by default; `?lang=pt` for Portuguese (the hosted checkout asks for its own language).
+         * @description English by default; `?lang=pt` for Portuguese, `?lang=es` for Spanish (the hosted checkout asks for its own language).
          */
         get: operations["getThreeDsChallenge"];
         put?: never;
@@ -909,7 +909,7 @@ export interface paths {
         };
         /**
          * Export a report
-         * @description Runs the report over the merchant's own rows and streams them: CSV (RFC 4180, a header row of aliases) or JSON (an array of objects keyed by alias).
+         * @description Runs the report over the merchant's own rows and streams them: CSV (RFC 4180, a header row of aliases) or JSON (an array of objects keyed by alias). With `count=true` the rows are counted first and the `X-Total-Count` header gives their number.
          */
         get: operations["exportReport"];
         put?: never;
@@ -1485,7 +1485,7 @@ export interface components {
             methods: ("PIX" | "CREDITCARD" | "DEBITCARD" | "BOLETO" | "PICPAY" | "OXXO" | "PAYNET" | "SPEI")[];
             /** @description yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock */
             expires_at: string;
-            /** @description the attempt started at generation (single code method, or pixDirect); null otherwise */
+            /** @description the attempt started at generation (single-method, or pixDirect; with a card method, a payment that waits CREATED for the card); null otherwise */
             payment: components["schemas"]["CheckoutPayment"] | null;
             refresh_token: string;
             /** @description Present only when there is something to warn about; sandbox mode only (docs/callbacks.md). */
@@ -3451,10 +3451,10 @@ export interface operations {
                     cvv: string;
                     holder_name: string;
                     /**
-                     * @description language of the 3DS challenge page
+                     * @description language of the 3DS challenge page (the page's own; default pt)
                      * @enum {string}
                      */
-                    lang?: "pt" | "en";
+                    lang?: "pt" | "es" | "en";
                 };
             };
         };
@@ -4933,6 +4933,8 @@ export interface operations {
         parameters: {
             query?: {
                 format?: "csv" | "json";
+                /** @description true: count the rows first and answer their number in the X-Total-Count header (one more query over the same rows) */
+                count?: boolean;
             };
             header?: never;
             path: {
@@ -4945,6 +4947,8 @@ export interface operations {
             /** @description The report's rows: CSV with a header line, or a JSON array of objects keyed by column name */
             200: {
                 headers: {
+                    /** @description the number of rows that follow; sent when the request asked for count=true */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {

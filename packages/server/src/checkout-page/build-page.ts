@@ -8,11 +8,12 @@ import { attemptOutcome, isCardMethod, isCodeMethod, isFinalCheckoutStatus, redi
 import { renderCashVoucherBarcodeSvg } from '../rails/mexico';
 import { formatDigitableLine, renderBoletoBarcodeSvg } from '../rails/boleto';
 import { renderBrCodeSvg } from '../rails/pix';
-import type { Lang } from './i18n';
+import { chooseLang, type LangRequest } from './i18n';
 import type { PageModel, PageView } from './render-page';
 
 export interface PageQuery {
-  readonly lang: Lang;
+  /** `?lang=` and Accept-Language; the page's language is chosen with the session's country (chooseLang). */
+  readonly lang: LangRequest;
   /** `CREDITCARD`: show the card form (the card link of the selection screen). */
   readonly method?: string | undefined;
   /** Show the selection screen even while a PIX or boleto attempt is open. */
@@ -40,11 +41,12 @@ export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<
  * - a final session: its outcome, with the merchant's URL to go to;
  * - an open code attempt: what the payer needs (PIX code, boleto, voucher, CLABE, PicPay link), unless
  *   the customer asked to choose again;
- * - an open card attempt: "processing" until its outcome arrives;
+ * - an open card attempt: "processing" until its outcome arrives; the card payment that generation
+ *   opened, still CREATED, waits for the card, so the form is shown;
  * - no open attempt: a single code method starts its attempt (generation normally has already, so this
  *   only matters for a session whose attempt was left); a single card method shows the form;
  *   multi-method shows the selection screen, or opens PIX directly with pixDirect on the first visit.
- * @example const model = await buildPage(ctx, checkoutId, { lang: 'pt' });
+ * @example const model = await buildPage(ctx, checkoutId, { lang: { query: 'es' } });
  */
 export async function buildPage(ctx: AppContext, checkoutId: string, query: PageQuery): Promise<PageModel> {
   let session = await loadCheckout(ctx, checkoutId);
@@ -73,7 +75,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   if (isFinalCheckoutStatus(session.status)) {
     const outcome = session.status === 'PAID' ? 'PAID' : session.end_reason === 'EXPIRED' ? 'EXPIRED' : session.status === 'ERROR' ? 'ERROR' : 'CANCELED';
     view = { kind: 'final', outcome, redirectUrl: redirectUrlOf(session) };
-  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment && isCardMethod(payment.method))) {
+  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment && isCardMethod(payment.method) && payment.status !== 'CREATED')) {
     view = { kind: 'processing' };
   } else if (stillOpen && payment && isCodeMethod(payment.method) && !(multi && (query.choose || wantsCard))) {
     const codes = await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirstOrThrow();
@@ -102,7 +104,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     view = { kind: 'choose', failedBefore };
   }
   return {
-    lang: query.lang,
+    lang: chooseLang(query.lang, session.payment_country),
     session,
     merchantName: merchant.name,
     chargeMinor: payment ? payment.amount_minor + payment.customer_fees_minor : session.amount_minor,

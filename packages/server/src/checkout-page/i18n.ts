@@ -1,9 +1,19 @@
+import Negotiator from 'negotiator';
+
 /**
- * The page's words, in Portuguese (the default: the methods are Brazilian and so are most payers) and
- * English (`?lang=en`). Every string the page or its script shows is here, so a translation is one
- * table.
+ * The page's words, in Portuguese (Brazil's methods), Spanish (Mexico's: OXXO, PAYNET, SPEI) and English.
+ * Every string the page or its script shows is here, so a translation is one table. Which one a page
+ * speaks is chosen by `chooseLang`.
  */
-export type Lang = 'pt' | 'en';
+export const LANGS = ['pt', 'es', 'en'] as const;
+export type Lang = (typeof LANGS)[number];
+
+/** Each language's own name, for the links that switch to it. */
+export const LANGUAGE_NAMES: Readonly<Record<Lang, { name: string; tag: string }>> = {
+  pt: { name: 'Português', tag: 'pt-BR' },
+  es: { name: 'Español', tag: 'es-MX' },
+  en: { name: 'English', tag: 'en' },
+};
 
 const PT = {
   htmlLang: 'pt-BR',
@@ -77,7 +87,7 @@ const PT = {
   backToShop: 'Voltar à loja',
   redirecting: 'Redirecionando…',
   scheme: 'Bandeira',
-  language: 'English',
+  languages: 'Idioma',
 } as const;
 
 export type Messages = { readonly [K in keyof typeof PT]: string };
@@ -154,17 +164,120 @@ const EN: Messages = {
   backToShop: 'Back to the shop',
   redirecting: 'Redirecting…',
   scheme: 'Card brand',
-  language: 'Português',
+  languages: 'Language',
 };
 
-/** @example messages('en').pay // 'Pay' */
+
+const ES: Messages = {
+  htmlLang: 'es-MX',
+  title: 'Pago',
+  payTo: 'Pago a',
+  amount: 'Monto',
+  chooseMethod: 'Elige cómo pagar',
+  PIX: 'PIX',
+  CREDITCARD: 'Tarjeta de crédito',
+  DEBITCARD: 'Tarjeta de débito',
+  BOLETO: 'Boleto bancario',
+  PICPAY: 'PicPay',
+  OXXO: 'OXXO',
+  PAYNET: 'PAYNET',
+  SPEI: 'SPEI',
+  otherMethod: 'Elegir otra forma de pago',
+  pixInstructions: 'Abre la app de tu banco, elige pagar con PIX y escanea el código QR o pega el código de abajo.',
+  pixQrLabel: 'Código QR de PIX para pagar',
+  pixCodeLabel: 'Código PIX para copiar y pegar',
+  copy: 'Copiar código',
+  copied: 'Código copiado',
+  expiresIn: 'Vence en',
+  waiting: 'Esperando el pago…',
+  boletoInstructions: 'Paga el boleto en la app de tu banco, en la banca en línea o en una lotería antes del vencimiento.',
+  digitableLine: 'Línea digitable',
+  barcodeLabel: 'Código de barras',
+  dueDate: 'Vencimiento',
+  print: 'Imprimir boleto',
+  payerSection: 'Tus datos',
+  name: 'Nombre completo',
+  email: 'Correo electrónico',
+  taxId: 'CPF (identificación fiscal de Brasil)',
+  cardSection: 'Datos de la tarjeta',
+  cardNumber: 'Número de tarjeta',
+  expiry: 'Vencimiento (MM/AA)',
+  expiryPlaceholder: 'MM/AA',
+  phone: 'Celular (con lada)',
+  phoneInvalid: 'Celular inválido: lada y 8 o 9 dígitos.',
+  authenticating: 'Confirma la compra con tu banco…',
+  authFailed: 'Tu banco no confirmó la compra. Inténtalo de nuevo o usa otra tarjeta.',
+  compensating: 'Pago recibido; el boleto se acredita el siguiente día hábil.',
+  voucherInstructions: 'Muestra la referencia o el código de barras en caja y paga en efectivo antes de que venza.',
+  voucherReference: 'Referencia',
+  printVoucher: 'Imprimir ficha de pago',
+  speiInstructions: 'Haz una transferencia SPEI por el monto exacto a la CLABE de abajo desde la app de tu banco.',
+  speiReference: 'Referencia numérica',
+  picpayInstructions: 'Abre PicPay y escanea el código QR, o toca el botón en tu celular.',
+  picpayQrLabel: 'Código QR de PicPay para pagar',
+  picpayOpen: 'Abrir PicPay',
+  sandboxBadge: 'Sandbox: pago de prueba, no se mueve dinero real',
+  cvv: 'CVV',
+  holder: 'Nombre como aparece en la tarjeta',
+  installments: 'Pagos',
+  installmentOption: '{n} x {amount}',
+  pay: 'Pagar',
+  luhnInvalid: 'Número de tarjeta inválido: revisa los dígitos.',
+  expiryInvalid: 'Vencimiento inválido: usa MM/AA.',
+  cvvInvalid: 'CVV inválido.',
+  required: 'Completa todos los campos.',
+  processing: 'Procesando el pago…',
+  submitFailed: 'No se pudo enviar el pago. Inténtalo de nuevo.',
+  declinedRetry: 'El pago anterior no fue aprobado. Elige otra forma de pago o prueba otra tarjeta.',
+  paidTitle: 'Pago aprobado',
+  paidText: '¡Gracias! Tu pago está confirmado.',
+  canceledTitle: 'Pago no completado',
+  canceledText: 'El pago no fue aprobado.',
+  expiredTitle: 'Pago vencido',
+  expiredText: 'Terminó el plazo para pagar.',
+  errorTitle: 'Error en el pago',
+  errorText: 'Hubo un error al procesar el pago.',
+  backToShop: 'Volver a la tienda',
+  redirecting: 'Redirigiendo…',
+  scheme: 'Marca de la tarjeta',
+  languages: 'Idioma',
+};
+
+/** @example messages('es').pay // 'Pagar' */
 export function messages(lang: Lang): Messages {
-  return lang === 'en' ? EN : PT;
+  return lang === 'en' ? EN : lang === 'es' ? ES : PT;
 }
 
-/** `?lang=en` selects English; anything else is Portuguese. @example langOf('en') // 'en' */
-export function langOf(query: unknown): Lang {
-  return query === 'en' ? 'en' : 'pt';
+/** @example isLang('es') // true */
+export function isLang(value: unknown): value is Lang {
+  return (LANGS as readonly unknown[]).includes(value);
+}
+
+/** What a request says about the language it wants. */
+export interface LangRequest {
+  /** `?lang=`: pt, es or en. */
+  readonly query?: unknown;
+  /** The browser's Accept-Language header. */
+  readonly acceptLanguage?: string | undefined;
+}
+
+/**
+ * The language of a checkout page: `?lang=` when it names one the page speaks; otherwise the language
+ * the browser prefers most among those (Accept-Language, by quality, `es-MX` matching `es`); otherwise
+ * the checkout country's own, Spanish in Mexico (whose methods are OXXO, PAYNET and SPEI) and
+ * Portuguese in Brazil. A browser that accepts anything (`*`) gets the country's.
+ * @example chooseLang({ acceptLanguage: 'es-MX,es;q=0.9' }, 'BR') // 'es'
+ * @example chooseLang({}, 'MX')                                   // 'es'
+ * @example chooseLang({ query: 'en', acceptLanguage: 'pt-BR' }, 'BR') // 'en'
+ */
+export function chooseLang(request: LangRequest, country: string): Lang {
+  if (isLang(request.query)) return request.query;
+  const home: Lang = country === 'MX' ? 'es' : 'pt';
+  if (request.acceptLanguage) {
+    const preferred = new Negotiator({ headers: { 'accept-language': request.acceptLanguage } }).language([home, ...LANGS.filter((l) => l !== home)]);
+    if (isLang(preferred)) return preferred;
+  }
+  return home;
 }
 
 /**
@@ -173,11 +286,13 @@ export function langOf(query: unknown): Lang {
  * @example formatMoney(123456n, 'pt') // 'R$ 1.234,56'
  * @example formatMoney(123456n, 'en') // 'R$1,234.56'
  * @example formatMoney(123456n, 'en', 'MXN') // 'MX$1,234.56'
+ * @example formatMoney(123456n, 'es', 'MXN') // 'MX$1,234.56'
  */
 export function formatMoney(minor: bigint, lang: Lang, currency = 'BRL'): string {
   const whole = (minor / 100n).toString();
   const cents = (minor % 100n).toString().padStart(2, '0');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, lang === 'en' ? ',' : '.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, lang === 'pt' ? '.' : ',');
   const symbol = currency === 'MXN' ? 'MX$' : 'R$';
-  return lang === 'en' ? `${symbol}${grouped}.${cents}` : `${symbol} ${grouped},${cents}`;
+  // Mexico writes amounts as English does ($1,234.56); Brazil as R$ 1.234,56.
+  return lang === 'pt' ? `${symbol} ${grouped},${cents}` : `${symbol}${grouped}.${cents}`;
 }

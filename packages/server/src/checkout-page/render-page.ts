@@ -1,7 +1,7 @@
 import type { CheckoutRow } from '../checkout/checkout-record';
 import type { CheckoutMethod } from '../checkout/states';
 import { pageAssets } from './assets';
-import { formatMoney, messages, type Lang, type Messages } from './i18n';
+import { formatMoney, LANGS, LANGUAGE_NAMES, messages, type Lang, type Messages } from './i18n';
 
 /** What a page shows, decided by build-page.ts. */
 export type PageView =
@@ -47,9 +47,11 @@ export function renderPage(model: PageModel): string {
   const t = messages(model.lang);
   const { script, style } = pageAssets();
   const id = model.session.checkout_id;
-  const langQuery = model.lang === 'en' ? '?lang=en' : '';
-  const pageUrl = `/pay/${id}${langQuery}`;
-  const otherLang = model.lang === 'en' ? `/pay/${id}` : `/pay/${id}?lang=en`;
+  // The page's own address names its language, so a reload or a redirect keeps the one shown.
+  const pageUrl = `/pay/${id}?lang=${model.lang}`;
+  const otherLangs = LANGS.filter((l) => l !== model.lang)
+    .map((l) => `<a class="lang no-print" href="/pay/${e(id)}?lang=${l}" lang="${LANGUAGE_NAMES[l].tag}" hreflang="${LANGUAGE_NAMES[l].tag}">${e(LANGUAGE_NAMES[l].name)}</a>`)
+    .join('\n');
   const final = model.view.kind === 'final';
   const bodyData = [
     `data-version="${e(model.version)}"`,
@@ -86,7 +88,7 @@ export function renderPage(model: PageModel): string {
 ${model.sandbox ? `<p class="sandbox-badge no-print" data-sandbox-badge>${e(t.sandboxBadge)}</p>` : ''}
 <main>
 <header>
-<a class="lang no-print" href="${e(otherLang)}" lang="${model.lang === 'en' ? 'pt-BR' : 'en'}">${e(t.language)}</a>
+<nav class="langs no-print" aria-label="${e(t.languages)}">${otherLangs}</nav>
 <p class="merchant">${e(t.payTo)} <strong>${e(model.merchantName)}</strong></p>
 <p class="amount"><span class="visually-hidden">${e(t.amount)}: </span>${e(formatMoney(model.chargeMinor, model.lang, model.currency))}</p>
 </header>
@@ -259,7 +261,7 @@ ${otherMethod}
 </section>`;
 }
 
-/** @example formatDueDate('2026-03-10', 'pt') // '10/03/2026' */
+/** @example formatDueDate('2026-03-10', 'pt') // '10/03/2026' (and so in Spanish) */
 export function formatDueDate(isoDate: string, lang: Lang): string {
   const [y, m, d] = isoDate.split('-');
   return lang === 'en' ? isoDate : `${d}/${m}/${y}`;

@@ -13,7 +13,6 @@ import { consumeOrRefuse, limiterKey, sharedLimiter } from '../lib/shared-limite
 import { PAGE_CSP, pageAssets } from './assets';
 import { buildPage, pageVersion, pixCodePending } from './build-page';
 import { renderPage } from './render-page';
-import { langOf } from './i18n';
 
 const PUBLIC = { auth: 'public' as const };
 
@@ -69,7 +68,7 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       config: PUBLIC,
       schema: {
         summary: 'The hosted checkout page (HTML)',
-        description: 'Portuguese by default; `?lang=en` for English.',
+        description: "`?lang=pt`, `es` or `en`; otherwise the browser's Accept-Language, otherwise the checkout country's language (Spanish for MX, Portuguese for BR).",
         tags: ['Checkout page'],
         params: CheckoutIdParams,
         querystring: Type.Object({
@@ -80,7 +79,7 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const lang = langOf(request.query.lang);
+      const lang = { query: request.query.lang, acceptLanguage: request.headers['accept-language'] };
       // An unknown or malformed id is a 404 in the standard error body, like every other error.
       const model = await buildPage(ctx, request.params.checkout_id, { lang, method: request.query.method, choose: request.query.choose !== undefined });
       return pageHeaders(reply).type('text/html; charset=utf-8').send(renderPage(model));

@@ -8,9 +8,9 @@ import type { CheckoutRow } from './checkout-record';
 import type { GenerateCheckoutInput } from './schemas';
 import type { PaymentRow } from '../payments/payment-record';
 import { lockCheckout } from './checkout-record';
-import { attemptContext, openCodeAttempt, refreshed } from './start-attempt';
+import { attemptContext, openAttempt, refreshed } from './start-attempt';
 import { issuePixCharge } from './pix-charges';
-import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, isCodeMethod, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
+import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
 
 /**
  * The largest checkout amount, in BRL cents: a boleto writes its amount in ten digits, and one limit
@@ -56,9 +56,9 @@ const URL_FIELDS = ['notificationUrl', 'successUrl', 'declinedUrl', 'errorUrl', 
 /**
  * `POST /checkout/generate`: validate every field (all failures at once, in the order of the spec's
  * field list) → price in the methods' currency (BRL in Brazil, MXN in Mexico) → store the session
- * CREATED and, in single-method mode with a code method (or with pixDirect, its PIX), start the payment
- * attempt at once, in the same transaction, so the answer carries the payment. A single card method
- * has no payment until the card is submitted on the page.
+ * CREATED and, in single-method mode (or with pixDirect, its PIX), start the payment attempt at once,
+ * in the same transaction, so the answer carries the payment: a code method's payment waits CREATED for
+ * the payer, a card method's waits CREATED for the card the shopper enters on the page.
  * @example const { session, payment } = await generateCheckout(ctx, merchantId, body);
  */
 export async function generateCheckout(ctx: AppContext, merchantId: string, input: GenerateCheckoutInput): Promise<{ session: CheckoutRow; payment: PaymentRow | undefined }> {
@@ -121,7 +121,7 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
   const now = await merchantNow(ctx.db, merchantId);
   const expiresAt = new Date(now.getTime() + (input.expiresIn ?? EXPIRES_IN_DEFAULT_SECONDS) * 1000);
   const only = methods.methods[0];
-  const first = methods.mode === 'SINGLE' && only && isCodeMethod(only) ? only : input.pixDirect === true ? 'PIX' : undefined;
+  const first = methods.mode === 'SINGLE' && only ? only : input.pixDirect === true ? 'PIX' : undefined;
   const context = first ? await attemptContext(ctx, merchantId, now) : undefined;
   const result = await ctx.db.transaction().execute(async (trx) => {
     const session = await trx
@@ -165,7 +165,7 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
     if (!first || !context) return { session, payment: undefined };
     const locked = await lockCheckout(trx, session.checkout_id);
     if (!locked) throw new Error('invariant: a session just inserted exists');
-    return openCodeAttempt(trx, locked, first, context);
+    return openAttempt(trx, locked, first, context);
   });
   if (result.payment) {
     ctx.workerSignal.poke();

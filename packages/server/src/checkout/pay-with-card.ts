@@ -18,7 +18,8 @@ import { STARTING, syncCheckout } from './sync-checkout';
  * 1. check the payer's and the card's fields (the vault's own rules), before anything is stored;
  * 2. claim the session for this attempt (lock, sync, cancel an open PIX or boleto of a switching
  *    customer, mark the attempt STARTING so a second submit is refused with 409);
- * 3. create the person and card (the processor verifies the card) and send the payment;
+ * 3. create the person and card (the processor verifies the card) and send the payment: the one a
+ *    single-method session opened at generation, waiting CREATED for this card, or a new one;
  * 4. attach the payment to the session. Without saveCard the card is made INACTIVE at once, so it can
  *    never be charged again; with saveCard it stays ACTIVE for the merchant's later sendPayment.
  * A failure in step 3 releases the claim and answers the vault's error, so the customer can correct
@@ -41,9 +42,10 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
     const locked = await lockCheckout(trx, checkoutId);
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
     const session = await syncCheckout(trx, locked, now);
-    await prepareAttempt(trx, session, 'CREDITCARD', now);
-    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + 1 });
-    return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts };
+    const waiting = await prepareAttempt(trx, session, 'CREDITCARD', now);
+    // The payment generation opened is this attempt (no new one is counted); otherwise one starts now.
+    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + (waiting ? 0 : 1) });
+    return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts, waiting: waiting?.payment_token };
   });
 
   let payment: PaymentRow;
@@ -62,7 +64,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
         asset: seen.original_currency,
         installments: input.installments,
       },
-    }));
+    }, previous.waiting ? { paymentToken: previous.waiting } : {}));
   } catch (error) {
     await ctx.db.transaction().execute(async (trx) => {
       const session = await lockCheckout(trx, checkoutId);

@@ -73,6 +73,8 @@ export async function startDebitAttempt(ctx: AppContext, checkoutId: string, inp
         amount: { value: Number(seen.amount_minor), currency: 'BRL' },
       },
       pageOrigin,
+      // The authentication reserves the payment that generation opened, so paying with it sends that payment.
+      previous.waiting,
     );
     // The 3DS request needs a notification URL; a session without one lends the page's address to the
     // authentication only, so that no callback of the payment is ever posted to it.
@@ -87,7 +89,7 @@ export async function startDebitAttempt(ctx: AppContext, checkoutId: string, inp
         const session = await lockCheckout(trx, checkoutId);
         if (session?.current_payment_status === STARTING) await updateCheckout(trx, session, now, { current_payment_token: row.payment_token });
       });
-      return { status: 'CHALLENGE', challengeUrl: `${answer.challengeUrl}?lang=${input.lang === 'en' ? 'en' : 'pt'}` };
+      return { status: 'CHALLENGE', challengeUrl: `${answer.challengeUrl}?lang=${input.lang ?? 'pt'}` };
     }
     throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: `3DS answered ${answer.status}: the card cannot pay by debit without authentication.` });
   } catch (error) {
@@ -111,16 +113,25 @@ export async function completeDebitAttempt(ctx: AppContext, checkoutId: string):
     : undefined;
   if (!auth) throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: 'No debit card authentication of this session awaits its payment.' });
   if (auth.status === 'CHALLENGE_PENDING') throw new ApiError('THREE_DS_PENDING');
+  // Released, the session goes back to the payment generation opened (still CREATED), or to no attempt.
+  const before = await releasedState(ctx, seen, token);
   if (auth.status !== 'AUTHENTICATED') {
-    await release(ctx, checkoutId, { token: null, status: null, attempts: Math.max(0, seen.attempts - 1) });
+    await release(ctx, checkoutId, before);
     throw new ApiError('CHECKOUT_AUTHENTICATION_FAILED', undefined, { message: 'The customer did not pass the challenge.' });
   }
   try {
     return { status: 'SENT', payment: await pay(ctx, seen, auth.id, auth.payment_token) };
   } catch (error) {
-    await release(ctx, checkoutId, { token: null, status: null, attempts: Math.max(0, seen.attempts - 1) });
+    await release(ctx, checkoutId, before);
     throw error;
   }
+}
+
+/** What a released claim restores: the CREATED payment of generation when the claim reserved it, or no attempt. */
+async function releasedState(ctx: AppContext, seen: CheckoutRow, token: string | null): Promise<Previous> {
+  const waiting = token ? await ctx.db.selectFrom('payments').select(['payment_token', 'status']).where('payment_token', '=', token).where('merchant_id', '=', seen.merchant_id).executeTakeFirst() : undefined;
+  if (waiting?.status === 'CREATED') return { token: waiting.payment_token, status: 'CREATED', attempts: seen.attempts };
+  return { token: null, status: null, attempts: Math.max(0, seen.attempts - 1) };
 }
 
 async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken: string): Promise<PaymentRow> {
@@ -130,16 +141,17 @@ async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken:
   return payment;
 }
 
-type Previous = { token: string | null; status: string | null; attempts: number };
+/** The session before a claim; `waiting`: the payment generation opened for this card, if any. */
+type Previous = { token: string | null; status: string | null; attempts: number; waiting?: string | undefined };
 
 async function claim(ctx: AppContext, checkoutId: string, now: Date): Promise<Previous> {
   return ctx.db.transaction().execute(async (trx) => {
     const locked = await lockCheckout(trx, checkoutId);
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
     const session = await syncCheckout(trx, locked, now);
-    await prepareAttempt(trx, session, 'DEBITCARD', now);
-    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + 1 });
-    return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts };
+    const waiting = await prepareAttempt(trx, session, 'DEBITCARD', now);
+    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + (waiting ? 0 : 1) });
+    return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts, waiting: waiting?.payment_token };
   });
 }
 

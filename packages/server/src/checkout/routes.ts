@@ -24,7 +24,7 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         summary: 'Generate a hosted checkout session',
-        description: 'Creates a session and answers the public checkout_url to send the customer to. In single-method mode with a code method (or with pixDirect) the payment attempt starts at once and `payment` carries it; otherwise `payment` is null (docs/checkout.md).',
+        description: 'Creates a session and answers the public checkout_url to send the customer to. In single-method mode (or with pixDirect) the payment attempt starts at once and `payment` carries it (with a card method, a payment that waits CREATED for the card entered on the page); otherwise `payment` is null (docs/checkout.md).',
         tags: ['Checkout'],
         body: GenerateCheckoutBody,
         response: { 200: GenerateCheckoutResponse, ...errorResponses(400, 401) },

@@ -66,7 +66,7 @@ export const GenerateCheckoutResponse = Type.Object({
   mode: Mode,
   methods: Type.Array(Method),
   expires_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, UTC, on the merchant clock' }),
-  payment: Type.Union([CheckoutPayment, Type.Null()], { description: 'the attempt started at generation (single code method, or pixDirect); null otherwise' }),
+  payment: Type.Union([CheckoutPayment, Type.Null()], { description: 'the attempt started at generation (single-method, or pixDirect; with a card method, a payment that waits CREATED for the card); null otherwise' }),
   refresh_token: Type.String(),
 }, { title: 'CheckoutSession' });
 
@@ -122,7 +122,7 @@ export const DebitAttemptBody = Type.Object({
   exp_year: Type.String({ minLength: 2, maxLength: 4 }),
   cvv: Type.String({ minLength: 1, maxLength: 4 }),
   holder_name: Type.String({ minLength: 1, maxLength: 100 }),
-  lang: Type.Optional(StringEnum(['pt', 'en'] as const, { description: 'language of the 3DS challenge page' })),
+  lang: Type.Optional(StringEnum(['pt', 'es', 'en'] as const, { description: 'language of the 3DS challenge page (the page\'s own; default pt)' })),
 });
 export type DebitAttemptInput = Static<typeof DebitAttemptBody>;
 

@@ -27,8 +27,9 @@ export const SANDBOX_BOLETO_AGREEMENT = '1234567';
  * Checks that a locked, synced session can take a new attempt with `method`, and settles what stands
  * in its way: an open code attempt (PIX, boleto, voucher, transfer, wallet) of another method that the
  * payer has not paid yet is canceled (the customer switched), an open attempt of the same method is
- * returned as is (reloading the page starts nothing new). A boleto already paid and waiting for
- * compensation, like a card being processed, cannot be left.
+ * returned as is (reloading the page starts nothing new), and so is a card payment still CREATED, the
+ * one a single-method card session opens at generation for the card the shopper enters. A boleto
+ * already paid and waiting for compensation, like a card being processed, cannot be left.
  * @example const existing = await prepareAttempt(trx, session, 'PIX', now);
  */
 export async function prepareAttempt(trx: Db, session: CheckoutRow, method: CheckoutMethod, now: Date): Promise<PaymentRow | undefined> {
@@ -42,7 +43,7 @@ export async function prepareAttempt(trx: Db, session: CheckoutRow, method: Chec
   if (!session.current_payment_token) return undefined;
   const current = await lockPayment(trx, session.merchant_id, session.current_payment_token);
   if (!current || attemptOutcome(current.status) !== 'OPEN') return undefined;
-  if (current.method === method && isCodeMethod(method)) return current;
+  if (current.method === method && (isCodeMethod(method) || current.status === 'CREATED')) return current;
   if (isCodeMethod(current.method) && current.status === 'CREATED') {
     await changeStatus(trx, current, 'CANCELED', now);
     return undefined;
@@ -73,15 +74,16 @@ export async function attemptContext(ctx: Pick<AppContext, 'db' | 'connectors'>,
 }
 
 /**
- * Opens a code attempt in the caller's transaction, on a locked and synced session: the open attempt
- * of the same method if there is one, otherwise a new payment (see createCodePayment), with the session
- * moved to PROCESSING. Generation (single-method, or pixDirect) and the page both come through here.
- * @example const { session, payment } = await openCodeAttempt(trx, session, 'PIX', context);
+ * Opens an attempt in the caller's transaction, on a locked and synced session: the open attempt of
+ * the same method if there is one, otherwise a new payment (see createAttemptPayment), with the session
+ * moved to PROCESSING. Generation (single-method, or pixDirect) and the page's code methods both come
+ * through here; a card method opens here only at generation, its payment waiting CREATED for the card.
+ * @example const { session, payment } = await openAttempt(trx, session, 'PIX', context);
  */
-export async function openCodeAttempt(trx: Db, session: CheckoutRow, method: CodeMethod, context: AttemptContext): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+export async function openAttempt(trx: Db, session: CheckoutRow, method: CheckoutMethod, context: AttemptContext): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
   const existing = await prepareAttempt(trx, session, method, context.now);
   if (existing) return { session, payment: existing };
-  const payment = await createCodePayment(trx, session, method, context);
+  const payment = await createAttemptPayment(trx, session, method, context);
   const updated = await updateCheckout(trx, session, context.now, {
     status: 'PROCESSING',
     current_payment_token: payment.payment_token,
@@ -92,7 +94,7 @@ export async function openCodeAttempt(trx: Db, session: CheckoutRow, method: Cod
 }
 
 /**
- * Opens a code attempt on the public page: lock and sync the session, then openCodeAttempt, in one
+ * Opens a code attempt on the public page: lock and sync the session, then openAttempt, in one
  * transaction. Opening the same method again returns the open attempt. A PIX attempt whose charge a PSP
  * issues then gets it (checkout/pix-charges.ts), outside the transaction.
  * @example const { session, payment } = await startCodeAttempt(ctx, checkoutId, 'PIX');
@@ -106,7 +108,7 @@ export async function startCodeAttempt(ctx: AppContext, checkoutId: string, meth
     const locked = await lockCheckout(trx, checkoutId);
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
     const session = await syncCheckout(trx, locked, now);
-    return openCodeAttempt(trx, session, method, context);
+    return openAttempt(trx, session, method, context);
   });
   ctx.workerSignal.poke();
   if (await issuePixCharge(ctx, result.payment)) return refreshed(ctx, result.session, result.payment);
@@ -123,8 +125,8 @@ export async function refreshed(ctx: AppContext, session: CheckoutRow, payment: 
 }
 
 /**
- * Stores a code payment of a session through the payments domain (CREATED, in the session's currency,
- * with its fees, its first history line and its event), and what the payer is shown:
+ * Stores the payment of a session's attempt through the payments domain (CREATED, in the session's
+ * currency, with its fees, its first history line and its event), and what the payer is shown:
  * - PIX: a BR Code (static, with the amount and a txid made from the payment token), expiring with the
  *   session; when a PSP issues the merchant's charges, the charge is opened in its connector's books
  *   and its dynamic BR Code comes from the PSP once this transaction commits (issuePixCharge);
@@ -132,10 +134,13 @@ export async function refreshed(ctx: AppContext, session: CheckoutRow, payment: 
  *   through the end of that day (boleto-term.ts), whatever the session's expiry;
  * - OXXO and PAYNET: a voucher reference with its Code 128 barcode, expiring with the session;
  * - SPEI: a receiving CLABE of its own, expiring with the session;
- * - PICPAY: a deep link into the wallet and the QR code that carries it, expiring with the session.
- * @example const payment = await createCodePayment(trx, session, 'PIX', context);
+ * - PICPAY: a deep link into the wallet and the QR code that carries it, expiring with the session;
+ * - CREDITCARD and DEBITCARD (single-method generation): nothing yet; the payment waits, with no person
+ *   and no card, for the card the shopper enters on the page (pay-with-card.ts, pay-with-debit.ts, which
+ *   send this payment), and expires with the session if none comes.
+ * @example const payment = await createAttemptPayment(trx, session, 'PIX', context);
  */
-export async function createCodePayment(trx: Db, session: CheckoutRow, method: CodeMethod, context: AttemptContext): Promise<PaymentRow> {
+export async function createAttemptPayment(trx: Db, session: CheckoutRow, method: CheckoutMethod, context: AttemptContext): Promise<PaymentRow> {
   const { plan, now } = context;
   const boleto = method === 'BOLETO' ? boletoTerm(now, context.boletoDueBusinessDays) : undefined;
   const payment = await createPayment(trx, {
@@ -161,11 +166,13 @@ export async function createCodePayment(trx: Db, session: CheckoutRow, method: C
     checkoutId: session.checkout_id,
     expiresAt: boleto ? boleto.payableUntil : session.expires_at,
     now,
-    // A card payment's first event is its move to PROCESSING; a code payment waits in CREATED for the
-    // payer, so the merchant is told it exists now.
+    // A card payment sent at once has its move to PROCESSING as first event; an attempt's payment waits
+    // in CREATED for the payer (or, for a card, for the card typed on the page), so the merchant is told
+    // it exists now.
     start: 'await-payer',
   });
 
+  if (!isCodeMethod(method)) return payment;
   const chargedMinor = payment.amount_minor + payment.customer_fees_minor;
   const codes = { payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: null, txid: null, barcode: null, digitable_line: null, due_date: null };
   const hex = payment.payment_token.replace(/-/g, '');

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
 import { updateCheckout, type CheckoutRow } from './checkout-record';
-import { attemptOutcome, isCodeMethod, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
+import { attemptOutcome, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
 
 /** A card attempt being set up (person, card, sendPayment) holds the session this long at most. */
 export const STARTING_CLAIM_MS = 120_000;
@@ -12,7 +12,7 @@ export const STARTING = 'STARTING';
 
 /**
  * Brings a locked session up to date with its latest attempt and its expiry, in the caller's
- * transaction: a code attempt past its own expiry and still unpaid becomes EXPIRED, a paid boleto whose
+ * transaction: an attempt's payment past its own expiry and still CREATED becomes EXPIRED, a paid boleto whose
  * compensation time has come becomes PAID, and the attempt's
  * outcome is applied by `nextCheckoutState` (checkout/states.ts). Every reader and writer of a session
  * calls this first, and a periodic sweep calls it for sessions nobody is looking at, so a card
@@ -25,20 +25,27 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
   const expired = now.getTime() >= session.expires_at.getTime();
   let payment: PaymentRow | undefined;
   if (session.current_payment_token) payment = await lockPayment(trx, session.merchant_id, session.current_payment_token);
-  // A code attempt lapses at its own expiry: the session's for most, the end of its due date for a boleto.
+  // A card attempt is being set up (pay-with-card.ts); one left behind by a crashed request is forgotten after a while.
+  const claimed = session.current_payment_status === STARTING;
+  const starting = claimed && now.getTime() - session.updated_at.getTime() <= STARTING_CLAIM_MS;
+  // An attempt's payment waiting for its payer lapses at its own expiry: the session's for most, the end
+  // of its due date for a boleto. A card payment being sent right now is left to its sender.
   const lapsed = payment && now.getTime() >= (payment.expires_at ?? session.expires_at).getTime();
-  if (payment && lapsed && payment.status === 'CREATED' && isCodeMethod(payment.method)) {
+  if (payment && lapsed && !starting && payment.status === 'CREATED') {
     payment = await changeStatus(trx, payment, 'EXPIRED', now);
   }
   if (payment && payment.method === 'BOLETO' && payment.status === 'PROCESSING') payment = await compensateBoleto(trx, payment, now);
 
   let outcome: AttemptOutcome | null = payment ? attemptOutcome(payment.status) : null;
   let paymentStatus = payment?.status ?? session.current_payment_status;
-  if (session.current_payment_status === STARTING) {
-    // A card attempt is being set up; one left behind by a crashed request is forgotten after a while.
-    const stale = now.getTime() - session.updated_at.getTime() > STARTING_CLAIM_MS;
-    outcome = stale ? null : 'OPEN';
-    if (stale) paymentStatus = null;
+  if (starting) {
+    outcome = 'OPEN';
+    paymentStatus = STARTING;
+  } else if (claimed && payment?.status !== 'CREATED') {
+    // A forgotten claim: the session goes on as if no attempt were open. (The card payment that
+    // generation opened, still CREATED, is not forgotten: it goes on waiting for its card.)
+    outcome = null;
+    paymentStatus = null;
   }
 
   const next = nextCheckoutState({ mode: session.mode, status: session.status, attempts: await failedAttempts(trx, session.checkout_id), outcome, expired });

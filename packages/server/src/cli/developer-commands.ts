@@ -181,7 +181,8 @@ Examples:
       .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
       .option('--output <file>', 'write to this file instead of stdout'),
     `
-The rows go to stdout (or --output); a progress bar and a summary go to stderr.
+The rows go to stdout (or --output). The export counts its rows first, so a progress bar on stderr
+shows the percentage and the rows received of the total; a summary line ends it.
 
 Examples:
   colibri reports export 12 --format csv > payments.csv

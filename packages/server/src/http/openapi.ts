@@ -145,6 +145,7 @@ const NON_JSON_ANSWERS: Readonly<Record<string, Json>> = {
   'GET /3ds/challenges/{id}': { description: 'The challenge page', content: { 'text/html': { schema: { type: 'string' } } } },
   'GET /reports/myreports/report/{reportId}/export': {
     description: "The report's rows: CSV with a header line, or a JSON array of objects keyed by column name",
+    headers: { 'X-Total-Count': { description: 'the number of rows that follow; sent when the request asked for count=true', schema: { type: 'integer', minimum: 0 } } },
     content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
   },
   'GET /webhooks/events/stream': {

@@ -4,10 +4,11 @@ import type { Db } from '../db/database';
 import { eventsInsertFrom, recordEvent } from '../events/outbox';
 import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fees/fee-plan';
 import type { FxQuote } from '../fees/fx';
+import { ApiError } from '../http/errors';
 import { enqueue, jobsInsertFrom } from '../jobs/queue';
 import { jsonParameter } from '../lib/json';
 import type { PaymentMethodName } from '../processor/processor';
-import { paymentEvent, type PaymentRow } from './payment-record';
+import { changeStatus, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 
 /**
@@ -147,6 +148,57 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
     if (!created) throw new Error(`the payment insert returned no row for ${row.payment_token}`);
     return created;
   });
+}
+
+/**
+ * Sends a card payment that waits CREATED for its card: the payment a single-method card checkout opens
+ * at generation (checkout/start-attempt.ts), now that the shopper has entered the card on the page. In
+ * the caller's transaction, or one of its own: lock the payment and check that it still waits (CREATED,
+ * this method, no card yet) → give it the person, the card and the price sendPayment worked out
+ * (installments change the fees, so its fee lines are written again) → CREATED → PROCESSING with its
+ * history line, event and authorisation job. From there it is processed like any sendPayment. The
+ * caller pokes the worker after committing.
+ * @example const processing = await sendWaitingCardPayment(ctx.db, { ...priced, paymentToken });
+ */
+export async function sendWaitingCardPayment(db: Db, input: NewPayment & { paymentToken: string }): Promise<PaymentRow> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => sendWaitingCardPayment(trx, input));
+  const waiting = await lockPayment(db, input.merchantId, input.paymentToken);
+  if (!waiting) throw new Error(`invariant: the waiting payment ${input.paymentToken} exists`);
+  if (waiting.status !== 'CREATED' || waiting.card_id !== null || waiting.method !== input.method) {
+    throw new ApiError('CHECKOUT_NOT_OPEN', undefined, { message: `The payment is ${waiting.status}; only a ${input.method} payment still waiting for its card can be sent.` });
+  }
+  const { row, fees } = describePayment(input);
+  const priced = await db
+    .updateTable('payments')
+    .set({
+      person_id: row.person_id,
+      card_id: row.card_id,
+      original_amount_minor: row.original_amount_minor,
+      original_currency: row.original_currency,
+      amount_minor: row.amount_minor,
+      currency: row.currency,
+      customer_fees_minor: row.customer_fees_minor,
+      merchant_fees_minor: row.merchant_fees_minor,
+      fee_rules: jsonText(row.fee_rules),
+      fx_rate: row.fx_rate,
+      fx_rate_date: row.fx_rate_date,
+      installments: row.installments,
+      delay_capture: row.delay_capture,
+      soft_descriptor: row.soft_descriptor,
+      extra_data: jsonText(row.extra_data),
+      ip_address: row.ip_address,
+      authentication: jsonText(row.authentication),
+      idempotency_key: row.idempotency_key,
+      updated_at: input.now,
+    })
+    .where('payment_token', '=', waiting.payment_token)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await db.deleteFrom('payment_fees').where('payment_token', '=', waiting.payment_token).execute();
+  if (fees.length > 0) await db.insertInto('payment_fees').values(fees.map((f) => ({ ...f, payment_token: waiting.payment_token }))).execute();
+  const processing = await changeStatus(db, priced, 'PROCESSING', input.now);
+  await enqueue(db, PROCESS_PAYMENT_JOB, authorizationJob(processing, input.authentication));
+  return processing;
 }
 
 /** A JSON column's value as text for a plain insert; SQL null for none (as jsonb_populate_recordset reads a JSON null). */

@@ -3,6 +3,7 @@ import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { postJournals, type JournalInput } from '../ledger/ledger';
 import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
+import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { PAYMENT_STATES, UNCHARGED_STATUSES, type PaymentStatus } from './states';
@@ -144,6 +145,15 @@ export function paymentEventData(payment: EventFields): Record<string, unknown> 
     error_code: payment.error_code,
     error_description: payment.error_description,
   };
+}
+
+/**
+ * The country where a payment's method is paid (checkout/states.ts METHOD_MARKET): MX for OXXO, PAYNET
+ * and SPEI, BR for every other method.
+ * @example methodCountry('SPEI') // 'MX'
+ */
+export function methodCountry(method: string): 'BR' | 'MX' {
+  return METHOD_MARKET[method as CheckoutMethod]?.country ?? 'BR';
 }
 
 export function exponentOf(currency: string): number {

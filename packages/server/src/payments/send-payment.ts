@@ -7,7 +7,7 @@ import { convert } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { isCurrency, parseAmount, CURRENCY_EXPONENTS } from '../lib/money';
-import { authorizationJob, quotedPrice } from './create-payment';
+import { authorizationJob, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
 import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
@@ -92,9 +92,14 @@ export async function sendPayment(
     input.authentication && !options.authenticationClaimed
       ? await claimAuthentication(ctx, input.authentication, { merchantId, cardId: card.id, amountMinor: parsed.minor, currency, now })
       : null;
+  // A reserved token that names a payment already stored is a checkout's card payment waiting for its
+  // card (create-payment.ts, sendWaitingCardPayment); any other is inserted with the token (a 3DS authentication's).
+  const waiting = options.paymentToken
+    ? await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('payment_token', '=', options.paymentToken).executeTakeFirst()
+    : undefined;
   let payment: PaymentRow;
   try {
-    payment = await statements.insert({
+    const priced: NewPayment = {
       merchantId,
       contractId: input.contract_id,
       referenceId: input.reference_id,
@@ -117,7 +122,8 @@ export async function sendPayment(
       paymentToken: options.paymentToken,
       idempotencyKey,
       now,
-    }).catch(async (error: unknown) => {
+    };
+    payment = waiting ? await sendWaitingCardPayment(ctx.db, { ...priced, paymentToken: waiting.payment_token }) : await statements.insert(priced).catch(async (error: unknown) => {
       // Two runs of one key raced past the lease (a process that stalled longer than it): the unique
       // index let one payment in, and this run answers with it.
       if (idempotencyKey !== null && (error as { constraint?: string }).constraint === 'payments_idempotency_key_idx') {

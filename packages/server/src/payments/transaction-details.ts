@@ -7,7 +7,7 @@ import { toJsonNumber } from '../lib/money';
 import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
 import { refundView } from '../refunds/refund-record';
-import { exponentOf, type PaymentRow } from './payment-record';
+import { exponentOf, methodCountry, type PaymentRow } from './payment-record';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -133,7 +133,8 @@ function presentDetails(payment: DetailsRow) {
     },
     payment_info: {
       order_method: payment.method,
-      order_method_country: 'BR',
+      // The country where the method is paid: MX for OXXO, PAYNET and SPEI, BR for the others.
+      order_method_country: methodCountry(payment.method),
       card_number: payment.card_masked_number,
       card_scheme: payment.card_scheme,
       // The order as the merchant placed it, in its own currency; a capture or a refund never changes it.

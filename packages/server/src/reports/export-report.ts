@@ -37,6 +37,18 @@ export interface ExportRun {
   readonly stream: Readable;
   readonly contentType: string;
   readonly filename: string;
+  /** The number of rows the stream carries, when the export was asked to count them first (else null). */
+  readonly rowCount: number | null;
+}
+
+/** What an export is asked for besides its format. */
+export interface ExportOptions {
+  /**
+   * Count the rows first (one more query over the same rows) so the answer can say how many follow
+   * (`X-Total-Count`): a client then shows a percentage. On PostgreSQL the count and the rows read one
+   * snapshot; on PGlite, whose windows are separate reads, rows written meanwhile may make them differ.
+   */
+  readonly count?: boolean;
 }
 
 /**
@@ -45,7 +57,7 @@ export interface ExportRun {
  * than a cut stream).
  * @example const run = await exportReport(ctx, merchantId, '42', 'csv'); reply.type(run.contentType).send(run.stream);
  */
-export async function exportReport(ctx: AppContext, merchantId: string, reportId: string, format: ExportFormat): Promise<ExportRun> {
+export async function exportReport(ctx: AppContext, merchantId: string, reportId: string, format: ExportFormat, options: ExportOptions = {}): Promise<ExportRun> {
   const report = await readReport(ctx.db, merchantId, reportId);
   if (!report.enable) throw new ApiError('REPORT_DISABLED', `reportId: report ${report.id} is disabled (enable: false); enable it to export it.`);
   // A definition stored under an older catalogue may no longer hold; it is refused, never half-run.
@@ -66,10 +78,12 @@ export async function exportReport(ctx: AppContext, merchantId: string, reportId
   let signalReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (signalReady = resolve));
   let started = false;
+  let rowCount: number | null = null;
   const sink: RowSink = {
-    begin() {
+    begin(total) {
       if (started) return;
       started = true;
+      if (total !== undefined) rowCount = total;
       signalReady();
       out.offer(encoder.start());
     },
@@ -79,7 +93,8 @@ export async function exportReport(ctx: AppContext, merchantId: string, reportId
     },
     drained: () => out.drained(),
   };
-  const produce = ctx.engine === 'postgres' ? streamFromPostgres(ctx.db, compiled, sink) : readInWindows(ctx.db, compiled, sink);
+  const count = options.count === true;
+  const produce = ctx.engine === 'postgres' ? streamFromPostgres(ctx.db, compiled, sink, count) : readInWindows(ctx.db, compiled, sink, count);
   const finished = produce.then(
     async () => {
       await out.write(started ? encoder.end() : encoder.start() + encoder.end());
@@ -96,7 +111,7 @@ export async function exportReport(ctx: AppContext, merchantId: string, reportId
 
   // The query runs (or the report ends empty), or it fails before anything was sent.
   await Promise.race([ready, finished]);
-  return { stream: out.stream, contentType: encoder.contentType, filename: `report-${report.id}.${encoder.extension}` };
+  return { stream: out.stream, contentType: encoder.contentType, filename: `report-${report.id}.${encoder.extension}`, rowCount };
 }
 
 /**
@@ -105,8 +120,11 @@ export async function exportReport(ctx: AppContext, merchantId: string, reportId
  * pile up as garbage and raise the peak memory.
  */
 interface RowSink {
-  /** The query runs: the answer starts (the status, the CSV header), before the first row if need be. Throws StreamClosedError once the client has gone. */
-  begin(): void;
+  /**
+   * The query runs: the answer starts (the status, the CSV header), before the first row if need be,
+   * with the row count when it was counted. Throws StreamClosedError once the client has gone.
+   */
+  begin(total?: number): void;
   /** Encodes and queues rows; false when the client has enough buffered: wait for `drained` before more. Throws StreamClosedError once the client has gone. */
   put(rows: readonly ReportRow[]): boolean;
   drained(): Promise<void>;
@@ -129,7 +147,7 @@ interface RowSink {
  * On any failure (the client gone, a query error) the connection is closed, not returned to the pool
  * in the middle of a statement; PostgreSQL ends the query when its next write fails.
  */
-async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSink): Promise<void> {
+async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSink, count: boolean): Promise<void> {
   const pool = postgresPool(db);
   if (!pool) throw new Error('the PostgreSQL export needs the pool behind ctx.db (openDatabase)');
   const { sql: text, parameters } = compiled.query.compile(db);
@@ -137,7 +155,8 @@ async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSin
   const socket = client.connection.stream;
   let failure: Error | undefined;
   try {
-    await client.query('begin read only');
+    // Repeatable read: a count and the rows read one snapshot (a single statement would anyway).
+    await client.query('begin isolation level repeatable read read only');
     // JIT compilation costs more than it saves here: the time goes into output functions, not expressions.
     await client.query('set local jit = off');
     // Dates are printed in the ISO style (compile-report.ts), whatever the database's default.
@@ -147,6 +166,10 @@ async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSin
     // after sorting every row (1.8 s for a million rows of the Pay-ins report): PostgreSQL holds back its
     // replies to the running statement, its row description included, until rows fill a network buffer.
     await client.query({ text: `explain ${text}`, values: [...parameters] });
+    if (count) {
+      const counted = await client.query<{ n: string }>({ text: `select count(*)::text as n from (${text}) as counted`, values: [...parameters] });
+      sink.begin(Number(counted.rows[0]?.n ?? 0));
+    }
     sink.begin();
     await new Promise<void>((resolve, reject) => {
       const stop = (error: unknown) => {
@@ -203,7 +226,11 @@ async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSin
  * PGlite: `limit … offset …` windows of the report's totally ordered query, each in its own short
  * transaction (the service's one connection is never held for a whole download).
  */
-async function readInWindows(db: Db, compiled: CompiledReport, sink: RowSink): Promise<void> {
+async function readInWindows(db: Db, compiled: CompiledReport, sink: RowSink, count: boolean): Promise<void> {
+  if (count) {
+    const { rows } = await sql<{ n: string }>`select count(*)::text as n from (${compiled.query}) as counted`.execute(db);
+    sink.begin(Number(rows[0]?.n ?? 0));
+  }
   for (let skip = 0; ; ) {
     const window = compiled.window(skip, WINDOW_ROWS);
     if (!window) return;

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { CardsTable, PersonsTable } from '../db/schema';
+import { CHECKOUT_METHODS, METHOD_MARKET } from '../checkout/states';
 import { CURRENCY_EXPONENTS } from '../lib/money';
 import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
@@ -119,7 +120,9 @@ function paymentFee(feeType: 'SERVICE_FEE' | 'TAXES_FEE'): RawBuilder<bigint> {
 
 const PAYOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'REJECTED', 'CANCELED'] as const; // contract, Payouts
 const STATUSES = [...new Set<string>([...PAYMENT_STATUSES, ...PAYOUT_STATUSES])];
-const METHODS = ['CREDITCARD', 'DEBITCARD', 'PIX', 'BOLETO', 'BANK_TRANSFER'];
+const METHODS = [...CHECKOUT_METHODS, 'BANK_TRANSFER'];
+/** Where a payment's method is paid: MX for the Mexican methods, BR for the others (checkout/states.ts). */
+const MEXICAN_METHODS = CHECKOUT_METHODS.filter((m) => METHOD_MARKET[m].country === 'MX');
 const CARD_SCHEMES = ['VISA', 'MASTER', 'ELO', 'AMERICAN_EXPRESS', 'DINERS_CLUB', 'DISCOVER', 'JCB'];
 const CURRENCIES = Object.keys(CURRENCY_EXPONENTS);
 const TAX_ID_TYPE_VALUES = [...new Set<string>(['CPF', 'CNPJ', ...Object.values(TAX_ID_TYPES).flat()])];
@@ -143,7 +146,7 @@ export const FIELD_CATALOGUE: readonly CatalogueField[] = [
   { id: 9, name: 'updated_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When its status last changed', payin: p('updated_at'), payout: po('updated_at') },
   { id: 10, name: 'error_code', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Decline or rejection code', payin: p('error_code'), payout: po('error_code') },
   { id: 11, name: 'error_description', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Decline or rejection reason', payin: p('error_description'), payout: po('error_description') },
-  { id: 12, name: 'country', group: 'transaction', type: 'enum', values: ['BR', 'CO', 'PE', 'CL'], reportTypes: BOTH, description: 'BR for payments, the payout country for payouts', payin: sql`'BR'::text`, payout: po('country') },
+  { id: 12, name: 'country', group: 'transaction', type: 'enum', values: ['BR', 'MX', 'CO', 'PE', 'CL'], reportTypes: BOTH, description: "The country of the payment's method (MX for OXXO, PAYNET and SPEI, BR for the others); the payout country for payouts", payin: sql`case when ${p('method')} in (${sql.join(MEXICAN_METHODS.map((m) => sql.lit(m)))}) then 'MX' else 'BR' end`, payout: po('country') },
 
   // Customer fields: the payer of a payment, the recipient of a payout. Tax ids are masked.
   { id: 20, name: 'customer_name', group: 'customer', type: 'string', reportTypes: BOTH, description: 'Payer name; recipient full name', payin: pe('name'), payout: po('full_name') },

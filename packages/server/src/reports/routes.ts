@@ -95,7 +95,7 @@ export function registerReportRoutes(app: App, ctx: AppContext): void {
       schema: {
         summary: 'Export a report',
         description:
-          "Runs the report over the merchant's own rows and streams them: CSV (RFC 4180, a header row of aliases) or JSON (an array of objects keyed by alias).",
+          "Runs the report over the merchant's own rows and streams them: CSV (RFC 4180, a header row of aliases) or JSON (an array of objects keyed by alias). With `count=true` the rows are counted first and the `X-Total-Count` header gives their number.",
         tags,
         params: ReportIdParams,
         querystring: ExportQuery,
@@ -104,7 +104,8 @@ export function registerReportRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const run = await exportReport(ctx, principalOf(request).merchantId, request.params.reportId, request.query.format);
+      const run = await exportReport(ctx, principalOf(request).merchantId, request.params.reportId, request.query.format, { count: request.query.count === true });
+      if (run.rowCount !== null) reply.header('x-total-count', String(run.rowCount));
       return reply
         .type(run.contentType)
         .header('content-disposition', `attachment; filename="${run.filename}"`)

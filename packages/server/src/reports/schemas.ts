@@ -157,4 +157,7 @@ export const ListReportsQuery = Type.Object({
 
 export const ReportIdParams = Type.Object({ reportId: Type.String({ maxLength: 64 }) });
 
-export const ExportQuery = Type.Object({ format: StringEnum(EXPORT_FORMATS, { default: 'csv' }) });
+export const ExportQuery = Type.Object({
+  format: StringEnum(EXPORT_FORMATS, { default: 'csv' }),
+  count: Type.Optional(Type.Boolean({ description: 'true: count the rows first and answer their number in the X-Total-Count header (one more query over the same rows)' })),
+});

@@ -8,8 +8,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The challenge page's words. English by default (the library frames it over any merchant's page);
- * `?lang=pt` gives Portuguese, which the hosted checkout asks for when its own page is Portuguese, so
- * the customer never switches language in the middle of paying.
+ * `?lang=pt` gives Portuguese and `?lang=es` Spanish, which the hosted checkout asks for when its own
+ * page speaks them, so the customer never switches language in the middle of paying.
  */
 const CHALLENGE_TEXT = {
   en: {
@@ -42,13 +42,30 @@ const CHALLENGE_TEXT = {
     authenticated: 'Autenticado. Voltando à loja…',
     wrongCode: 'O código não está correto. A autenticação falhou.',
   },
+  es: {
+    htmlLang: 'es-MX',
+    title: 'Autenticación de la tarjeta',
+    heading: 'Confirma tu compra',
+    merchant: 'Comercio',
+    amount: 'Monto',
+    card: 'Tarjeta',
+    codeLabel: 'Código enviado a tu celular',
+    confirm: 'Confirmar',
+    hint: `Sandbox: el código ${CHALLENGE_PASS_CODE} se acepta; cualquier otro falla.`,
+    answered: 'Esta autenticación ya fue respondida.',
+    failedToComplete: 'No se pudo completar la autenticación.',
+    authenticated: 'Autenticado. Volviendo a la tienda…',
+    wrongCode: 'El código no es correcto. La autenticación falló.',
+  },
 } as const;
 
 export type ChallengeLang = keyof typeof CHALLENGE_TEXT;
 
-/** @example challengeLangOf('pt') // 'pt' */
+/** @example challengeLangOf('es-MX') // 'es' */
 export function challengeLangOf(value: unknown): ChallengeLang {
-  return value === 'pt' || value === 'pt-BR' ? 'pt' : 'en';
+  if (value === 'pt' || value === 'pt-BR') return 'pt';
+  if (value === 'es' || value === 'es-MX') return 'es';
+  return 'en';
 }
 
 /** A challenge page: its HTML and the Content-Security-Policy it must be sent with. */
@@ -86,7 +103,7 @@ export async function renderChallengePage(ctx: AppContext, id: string, lang: Cha
   // safe in a CSP header; in the script it is embedded as JSON, with `<` escaped.
   const ancestor = row.merchant_origin ?? "'self'";
   const config = JSON.stringify({ id: row.id, targetOrigin: row.merchant_origin, text: { failed: t.failedToComplete, authenticated: t.authenticated, wrongCode: t.wrongCode } }).replace(/</g, '\\u003c');
-  const amount = lang === 'pt' ? `R$ ${formatAmount(row.amount_minor, 2).replace('.', ',')}` : `BRL ${formatAmount(row.amount_minor, 2)}`;
+  const amount = lang === 'pt' ? `R$ ${formatAmount(row.amount_minor, 2).replace('.', ',')}` : lang === 'es' ? `R$${formatAmount(row.amount_minor, 2)}` : `BRL ${formatAmount(row.amount_minor, 2)}`;
   const html = `<!doctype html>
 <html lang="${t.htmlLang}">
 <head>

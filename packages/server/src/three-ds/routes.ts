@@ -97,7 +97,7 @@ export function registerThreeDsRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'public' },
       schema: {
         summary: 'The issuer challenge page (HTML, framed by the library)',
-        description: 'English by default; `?lang=pt` for Portuguese (the hosted checkout asks for its own language).',
+        description: 'English by default; `?lang=pt` for Portuguese, `?lang=es` for Spanish (the hosted checkout asks for its own language).',
         tags: ['3DS'],
         security: [],
         params: ChallengeParams,

@@ -20,7 +20,8 @@ import { LIBRARY_STATUS, type ThreeDsStatus } from './states';
  *    (encrypted; the CVV goes to the processor only), with its person, as `/checkout/person` and
  *    `/checkout/card` would; cards that cannot authenticate are not stored at all; a card whose
  *    verification the processor declines is not stored either, and the answer does not say so;
- * 5. the authentication is stored with a reserved payment token and, on success, its ECI, the
+ * 5. the authentication is stored with a reserved payment token (new, or the waiting payment of a
+ *    single-method debit checkout, checkout/pay-with-debit.ts) and, on success, its ECI, the
  *    directory-server transaction id and the CAVV, encrypted until the payment uses it.
  */
 
@@ -46,11 +47,12 @@ const STATUS_OF_OUTCOME: Readonly<Record<EnrolmentOutcome, ThreeDsStatus>> = {
 };
 
 /**
- * Authenticates a card for a merchant's checkout page.
+ * Authenticates a card for a merchant's checkout page; `paymentToken` reserves a payment that exists
+ * already, waiting CREATED for its card.
  * @example const answer = await startAuthentication(ctx, request.body, request.headers.origin ?? null);
  * // { id: '…', status: 'CHALLENGE', challengeUrl: '/3ds/challenges/…' }
  */
-export async function startAuthentication(ctx: AppContext, input: AuthenticationRequest, merchantOrigin: string | null): Promise<AuthenticationAnswerBody> {
+export async function startAuthentication(ctx: AppContext, input: AuthenticationRequest, merchantOrigin: string | null, paymentToken?: string): Promise<AuthenticationAnswerBody> {
   const merchant = await ctx.db.selectFrom('merchants').select(['id']).where('contract_id', '=', input.contractId).executeTakeFirst();
   if (!merchant) throw new ApiError('THREE_DS_CONTRACT_UNKNOWN');
   if (ctx.config.mode !== 'sandbox') throw new ApiError('THREE_DS_UNAVAILABLE');
@@ -99,11 +101,16 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
   const status = STATUS_OF_OUTCOME[outcome];
   const value = outcome === 'FRICTIONLESS' ? issueAuthenticationValue(card?.scheme ?? detectCardScheme(paymentMethod.card.number) ?? 'VISA') : null;
   const cavv = value ? ctx.cardCipher.encrypt(value.cavv) : null;
+  // A checkout's debit attempt reserves the payment its session opened; an earlier authentication of
+  // that attempt which did not pay (a failed challenge, a retry) gives the token up and gets one of its own.
+  if (paymentToken) {
+    await ctx.db.updateTable('three_ds_authentications').set({ payment_token: randomUUID() }).where('payment_token', '=', paymentToken).where('status', '!=', 'USED').execute();
+  }
   const row = await ctx.db
     .insertInto('three_ds_authentications')
     .values({
       merchant_id: merchant.id,
-      payment_token: randomUUID(),
+      payment_token: paymentToken ?? randomUUID(),
       status,
       env: input.env,
       merchant_origin: merchantOrigin,

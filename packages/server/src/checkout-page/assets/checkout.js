@@ -265,7 +265,7 @@
           exp_year: year,
           cvv: cvv,
           holder_name: field('holder_name').value.trim(),
-          lang: data.lang === 'en' ? 'en' : 'pt',
+          lang: data.lang === 'en' || data.lang === 'es' ? data.lang : 'pt',
         },
         fail,
       );
