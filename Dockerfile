@@ -1,10 +1,15 @@
-# syntax=docker/dockerfile:1
 # Colibri's image: the service built once (`npm run build`), run with production dependencies only, as
 # an unprivileged user. docs/operations.md shows how to run it; deploy/compose.yaml runs a whole
-# deployment (PostgreSQL, migrations, two API processes, a worker and HAProxy).
+# deployment (PostgreSQL, migrations, two API processes, a worker and HAProxy). No `# syntax=` line:
+# the builder's own Dockerfile frontend reads every instruction used here, so a build needs no image
+# but the base.
+
+# The base of every stage: Node.js 20 on Debian bookworm. deploy/make-base-image.sh makes an equivalent
+# one where Docker Hub cannot be reached (`--build-arg BASE_IMAGE=colibri-base:bookworm-node20`).
+ARG BASE_IMAGE=node:20-bookworm-slim
 
 # --- build: every dependency, then the bundle in packages/server/dist and the 3DS library ---
-FROM node:20-bookworm-slim AS build
+FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/server/package.json packages/server/
@@ -15,7 +20,7 @@ COPY packages ./packages
 RUN npm run build
 
 # --- production dependencies only, installed apart so no build tool reaches the image ---
-FROM node:20-bookworm-slim AS deps
+FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/server/package.json packages/server/
@@ -23,7 +28,7 @@ COPY packages/client-3ds/package.json packages/client-3ds/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime: node, production node_modules, the build; no sources, no compiler ---
-FROM node:20-bookworm-slim AS runtime
+FROM ${BASE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -164,4 +164,29 @@ export async function pgbench(
   } finally {
     execFileSync('psql', [...base, '-d', adminDb, '-qc', `drop database if exists ${scratch} with (force)`]);
   }
+}
+
+/** CPU seconds (user + system) that each process has used so far, from /proc (Linux). */
+export function processCpuSeconds(pids: readonly number[]): number {
+  const ticksPerSecond = 100; // USER_HZ, 100 on every Linux architecture Node runs on
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process has ended: its time is no longer counted
+    }
+  }
+  return ticks / ticksPerSecond;
+}
+
+/** The machine's busy and total CPU seconds so far, over every core (/proc/stat). */
+export function machineCpuSeconds(): { busy: number; total: number } {
+  const [, ...values] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = values.map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq! + steal!;
+  return { busy: busy / 100, total: (busy + idle! + iowait!) / 100 };
 }

@@ -159,7 +159,7 @@ describeEachEngine('idempotency after a crash', (service) => {
       .values({ payment_token: sent.body.payment_token, merchant_id: m.merchant_id, amount_minor: 150n, currency: 'BRL', status: 'REQUESTED', notification_url: null, destination: null, processor_id: null, error_code: null, error_description: null, created_at: now, updated_at: now, completed_at: null, failed_at: null })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await db.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
+    await db.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status: 'REQUESTED', at: now }).execute();
     await enqueue(db, SETTLE_REFUND_JOB, { refundId: String(refund.refund_id), merchantId: m.merchant_id }, { uniqueKey: `${SETTLE_REFUND_JOB}:${refund.refund_id}` });
     service().ctx.workerSignal.poke();
     const done = await waitFor('resumed refund', async () => db.selectFrom('refunds').selectAll().where('refund_id', '=', refund.refund_id).executeTakeFirstOrThrow(), (r) => r.status === 'COMPLETED');

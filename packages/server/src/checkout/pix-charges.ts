@@ -225,8 +225,8 @@ export async function reconcilePixCharges(ctx: AppContext, options: { olderThanM
   const olderThanMs = options.olderThanMs ?? instanceIssuer?.reconcileEveryMs ?? 30_000;
   const { rows } = await sql<{ connector: string; merchant_id: string; reference: string }>`
     update connector_operations set updated_at = now()
-    where (connector, reference) in (
-      select connector, reference from connector_operations
+    where (connector, reference, merchant_id) in (
+      select connector, reference, merchant_id from connector_operations
       where result->>'status' = 'PENDING' and reference like '%:charge'
         and updated_at <= now() - ${olderThanMs} * interval '1 millisecond'
       order by updated_at

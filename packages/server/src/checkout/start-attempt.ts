@@ -174,7 +174,7 @@ export async function createAttemptPayment(trx: Db, session: CheckoutRow, method
 
   if (!isCodeMethod(method)) return payment;
   const chargedMinor = payment.amount_minor + payment.customer_fees_minor;
-  const codes = { payment_token: payment.payment_token, checkout_id: session.checkout_id, br_code: null, txid: null, barcode: null, digitable_line: null, due_date: null };
+  const codes = { payment_token: payment.payment_token, merchant_id: payment.merchant_id, checkout_id: session.checkout_id, br_code: null, txid: null, barcode: null, digitable_line: null, due_date: null };
   const hex = payment.payment_token.replace(/-/g, '');
   if (method === 'PIX' && context.pixIssuer) {
     const txid = await openPixCharge(trx, context.pixIssuer, payment);

@@ -7,7 +7,8 @@ import type { KnownOutcome } from './connector';
  * A connector's books: what it knows of each operation by Colibri's reference, from the provider's
  * answers and notifications. A settled outcome (APPROVED, DECLINED, ERROR) is never overwritten, so a
  * late or repeated PENDING answer, or a notification that arrives after another, cannot undo it: the
- * first settled outcome wins, whatever order the provider's messages arrive in.
+ * first settled outcome wins, whatever order the provider's messages arrive in. The key carries the
+ * merchant, so one merchant's answer can never settle another's operation of the same reference.
  */
 export async function recordOutcome(
   db: Db,
@@ -16,11 +17,11 @@ export async function recordOutcome(
   const { rows } = await sql<{ result: KnownOutcome }>`
     insert into connector_operations (connector, reference, merchant_id, provider_reference, result, updated_at)
     values (${entry.connector}, ${entry.reference}, ${entry.merchantId}, ${entry.providerReference}, ${JSON.stringify(entry.outcome)}::jsonb, now())
-    on conflict (connector, reference) do update
+    on conflict (connector, reference, merchant_id) do update
       set result = excluded.result,
           provider_reference = coalesce(excluded.provider_reference, connector_operations.provider_reference),
           updated_at = now()
-      where connector_operations.result->>'status' = 'PENDING' and connector_operations.merchant_id = excluded.merchant_id
+      where connector_operations.result->>'status' = 'PENDING'
     returning result`.execute(db);
   if (rows[0]) return rows[0].result;
   return (await readOutcome(db, entry.connector, entry.merchantId, entry.reference)) ?? entry.outcome;

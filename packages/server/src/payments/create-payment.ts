@@ -123,16 +123,16 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
       returning *
     ),
     history as (
-      insert into payment_status_history (payment_token, status, at)
-      select h.payment_token, h.status, h.at
+      insert into payment_status_history (payment_token, merchant_id, status, at)
+      select h.payment_token, p.merchant_id, h.status, h.at
       from payment as p
       join jsonb_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::jsonb) as h(n integer, payment_token uuid, status text, at timestamptz)
         on h.payment_token = p.payment_token
       order by h.n
     ),
     fees as (
-      insert into payment_fees (payment_token, fee_type, payer, amount_minor, currency)
-      select f.payment_token, f.fee_type, f.payer, f.amount_minor, f.currency
+      insert into payment_fees (payment_token, merchant_id, fee_type, payer, amount_minor, currency)
+      select f.payment_token, p.merchant_id, f.fee_type, f.payer, f.amount_minor, f.currency
       from payment as p
       join jsonb_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::jsonb)
         as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
@@ -213,8 +213,8 @@ function describePayment(input: NewPayment) {
   const token = row.payment_token;
   return {
     row,
-    history: (row.status === 'PROCESSING' ? ['CREATED', 'PROCESSING'] : ['CREATED']).map((status) => ({ payment_token: token, status, at: input.now })),
-    fees: input.fees.fees.map((f) => ({ payment_token: token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: row.currency })),
+    history: (row.status === 'PROCESSING' ? ['CREATED', 'PROCESSING'] : ['CREATED']).map((status) => ({ payment_token: token, merchant_id: row.merchant_id, status, at: input.now })),
+    fees: input.fees.fees.map((f) => ({ payment_token: token, merchant_id: row.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: row.currency })),
     event: start === 'draft' ? undefined : paymentEvent(row),
     job: start === 'authorize' ? { resourceId: token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) } : undefined,
   };

@@ -211,8 +211,8 @@ export async function settleAuthorizations(db: Db, outcomes: readonly Authorizat
       returning p.*
     ),
     history as (
-      insert into payment_status_history (payment_token, status, at)
-      select payment_token, status, updated_at from updated
+      insert into payment_status_history (payment_token, merchant_id, status, at)
+      select payment_token, merchant_id, status, updated_at from updated
     ),
     uncharged_fees as (
       delete from payment_fees as f

@@ -59,7 +59,7 @@ export async function changeStatus(db: Db, payment: PaymentRow, status: PaymentS
     .returningAll()
     .executeTakeFirst();
   if (!updated) throw movedMeanwhile(PAYMENT_STATES, payment.status, status);
-  await db.insertInto('payment_status_history').values({ payment_token: updated.payment_token, status, at }).execute();
+  await db.insertInto('payment_status_history').values({ payment_token: updated.payment_token, merchant_id: updated.merchant_id, status, at }).execute();
   if (uncharged) await db.deleteFrom('payment_fees').where('payment_token', '=', updated.payment_token).execute();
   await recordEvent(db, paymentEvent(updated));
   const lines = journals?.(updated) ?? [];

@@ -126,7 +126,7 @@ async function settle(
       if (fees.fees.length > 0) {
         await trx
           .insertInto('payment_fees')
-          .values(fees.fees.map((f) => ({ payment_token: payment.payment_token, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: payment.currency })))
+          .values(fees.fees.map((f) => ({ payment_token: payment.payment_token, merchant_id: payment.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: payment.currency })))
           .execute();
       }
       const patch = { captured_minor: captured, pending_capture_minor: null, customer_fees_minor: fees.customerFeesMinor, merchant_fees_minor: fees.merchantFeesMinor };

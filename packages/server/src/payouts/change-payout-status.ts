@@ -49,7 +49,7 @@ export async function changePayoutStatus(
   if (!updated) throw movedMeanwhile(PAYOUT_STATES, payout.status, status);
   await trx
     .insertInto('payout_status_history')
-    .values({ tx_id: payout.tx_id, status, previous_status: payout.status, error_code: patch.error_code ?? null, at })
+    .values({ tx_id: payout.tx_id, merchant_id: payout.merchant_id, status, previous_status: payout.status, error_code: patch.error_code ?? null, at })
     .execute();
   await recordEvent(trx, {
     merchantId: payout.merchant_id,

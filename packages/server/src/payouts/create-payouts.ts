@@ -79,7 +79,7 @@ export async function createPayouts(ctx: AppContext, merchantId: string, rawItem
     }
     await trx
       .insertInto('payout_status_history')
-      .values(records.map((record) => ({ tx_id: record.tx_id, status: record.status, previous_status: null, error_code: null, at: now })))
+      .values(records.map((record) => ({ tx_id: record.tx_id, merchant_id: record.merchant_id, status: record.status, previous_status: null, error_code: null, at: now })))
       .execute();
     // One statement per kind of row, not per payout: a 1,000-item batch is a handful of round trips.
     await postJournals(

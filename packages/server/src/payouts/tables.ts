@@ -52,6 +52,7 @@ export interface PayoutsTable {
 export interface PayoutStatusHistoryTable {
   id: Generated<string>;
   tx_id: string;
+  merchant_id: string;
   status: PayoutStatus;
   previous_status: PayoutStatus | null;
   error_code: string | null;

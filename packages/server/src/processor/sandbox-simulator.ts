@@ -149,15 +149,16 @@ export class SandboxSimulator implements Processor {
    */
   private readonly recordUnfaulted = batchCalls(async (operations: readonly UnfaultedOperation[]) => {
     const rows = operations.map((op) => ({ reference: op.reference, merchant_id: op.merchantId, operation: op.operation, result: op.decided }));
-    const { rows: recorded } = await sql<{ reference: string; result: OperationResult }>`
+    const { rows: recorded } = await sql<{ reference: string; merchant_id: string; result: OperationResult }>`
       insert into sandbox_operations (reference, merchant_id, operation, result)
       select o.reference, o.merchant_id, o.operation, o.result
       from jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as o(reference text, merchant_id uuid, operation text, result jsonb)
       where not exists (select 1 from sandbox_faults as f where f.merchant_id = o.merchant_id and f.operation = o.operation and f.remaining > 0)
-      on conflict (reference) do nothing
-      returning reference, result`.execute(this.db);
-    const byReference = new Map(recorded.map((row) => [row.reference, row.result]));
-    return operations.map((op) => byReference.get(op.reference));
+      on conflict (reference, merchant_id) do nothing
+      returning reference, merchant_id, result`.execute(this.db);
+    // A reference is recorded per merchant (the table's key carries it).
+    const byReference = new Map(recorded.map((row) => [`${row.merchant_id} ${row.reference}`, row.result]));
+    return operations.map((op) => byReference.get(`${op.merchantId} ${op.reference}`));
   });
 
   /**
@@ -178,7 +179,7 @@ export class SandboxSimulator implements Processor {
         insert into sandbox_operations (reference, merchant_id, operation, result)
         select ${reference}::text, ${merchantId}::uuid, ${operation}::text, ${jsonParameter(decided)}::jsonb
         where not exists (select 1 from fault where fault = 'UNAVAILABLE')
-        on conflict (reference) do nothing
+        on conflict (reference, merchant_id) do nothing
         returning result
       )
       select (select fault from fault) as fault, (select result from recorded) as result`.execute(this.db);

@@ -32,7 +32,7 @@ export async function changeRefundStatus(
     .returningAll()
     .executeTakeFirst();
   if (!updated) throw movedMeanwhile(REFUND_STATES, refund.status, status);
-  await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status, at }).execute();
+  await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status, at }).execute();
   await announce(trx, updated);
   return updated;
 }

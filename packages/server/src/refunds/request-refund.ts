@@ -113,7 +113,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, status: 'REQUESTED', at: now }).execute();
+    await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status: 'REQUESTED', at: now }).execute();
     // The refund's settlement job exists from its reservation on, due in a minute: should this request
     // die before recording the processor's answer, the job resumes the refund from the processor's own
     // record instead of leaving it REQUESTED (and its amount reserved) for ever. Phase 3 makes it due now.

@@ -110,7 +110,7 @@ async function countAttempt(trx: Db, charge: ChargeRow, payment: PaymentRow, now
   const attempt = charge.attempts + 1;
   const today = merchantToday(now);
   // The primary key (charge, attempt) refuses a second payment for one attempt, whatever happens above.
-  await trx.insertInto('subscription_charge_attempts').values({ charge_id: charge.id, attempt, payment_token: payment.payment_token, attempted_on: today }).execute();
+  await trx.insertInto('subscription_charge_attempts').values({ charge_id: charge.id, merchant_id: charge.merchant_id, attempt, payment_token: payment.payment_token, attempted_on: today }).execute();
   return updateCharge(trx, charge, { payment_token: payment.payment_token, attempts: attempt, first_attempt_on: charge.first_attempt_on ?? today, next_attempt_on: null }, now);
 }
 

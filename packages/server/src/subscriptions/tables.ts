@@ -64,6 +64,7 @@ export interface SubscriptionChargesTable {
 
 export interface SubscriptionChargeAttemptsTable {
   charge_id: string;
+  merchant_id: string;
   attempt: number;
   payment_token: string;
   attempted_on: string;

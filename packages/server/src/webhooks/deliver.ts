@@ -33,6 +33,7 @@ export async function deliver(deps: DeliverDeps, claimed: ClaimedDelivery): Prom
   const startedAt = new Date();
   const base = {
     deliveryId: claimed.id,
+    merchantId: claimed.merchantId,
     eventId: claimed.eventId,
     attempt: claimed.attempt,
     manual: claimed.manual,

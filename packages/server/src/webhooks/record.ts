@@ -4,6 +4,8 @@ import type { Db } from '../db/database';
 /** One finished attempt, as the worker hands it to `recordAttempts`. */
 export interface AttemptResult {
   readonly deliveryId: bigint;
+  /** The delivery's merchant, which the attempt log's key carries. */
+  readonly merchantId: string;
   readonly eventId: string;
   readonly attempt: number;
   readonly manual: boolean;
@@ -29,11 +31,11 @@ export interface AttemptResult {
 export async function recordAttempts(db: Db, workerId: string, windowMs: number, results: readonly AttemptResult[]): Promise<void> {
   if (results.length === 0) return;
   const rows = results.map(
-    (r) => sql`(${r.deliveryId.toString()}::bigint, ${r.eventId}::uuid, ${r.attempt}::int, ${r.manual}::boolean, ${r.startedAt.toISOString()}::timestamptz,
+    (r) => sql`(${r.deliveryId.toString()}::bigint, ${r.merchantId}::uuid, ${r.eventId}::uuid, ${r.attempt}::int, ${r.manual}::boolean, ${r.startedAt.toISOString()}::timestamptz,
       ${r.latencyMs}::int, ${r.responseStatus}::int, ${r.error}::text, ${r.delivered}::boolean, ${r.permanent}::boolean, ${r.retryDelayMs}::bigint)`,
   );
   await sql`
-    with r (delivery_id, event_id, attempt, manual, started_at, latency_ms, response_status, error, delivered, permanent, retry_delay_ms) as (
+    with r (delivery_id, merchant_id, event_id, attempt, manual, started_at, latency_ms, response_status, error, delivered, permanent, retry_delay_ms) as (
       values ${sql.join(rows)}
     ),
     updated as (
@@ -58,8 +60,8 @@ export async function recordAttempts(db: Db, workerId: string, windowMs: number,
       where d.id = any(${results.map((r) => r.deliveryId.toString())}::bigint[]) and d.id = r.delivery_id and d.locked_by = ${workerId}
       returning d.id, d.status
     )
-    insert into webhook_attempts (delivery_id, event_id, attempt, manual, worker_id, started_at, latency_ms, response_status, error, outcome)
-    select r.delivery_id, r.event_id, r.attempt, r.manual, ${workerId}, r.started_at, r.latency_ms, r.response_status, r.error,
+    insert into webhook_attempts (delivery_id, merchant_id, event_id, attempt, manual, worker_id, started_at, latency_ms, response_status, error, outcome)
+    select r.delivery_id, r.merchant_id, r.event_id, r.attempt, r.manual, ${workerId}, r.started_at, r.latency_ms, r.response_status, r.error,
       case coalesce(u.status, case when r.delivered then 'DELIVERED' else 'PENDING' end)
         when 'DELIVERED' then 'DELIVERED' when 'FAILED' then 'FAILED' else 'RETRY' end
     from r left join updated u on u.id = r.delivery_id`.execute(db);

@@ -18,6 +18,7 @@ import * as dashboard from './0020-dashboard';
 import * as pixCharges from './0021-pix-charges';
 import * as checkoutMethods from './0015-checkout-methods';
 import * as paymentRefundedAt from './0026-payment-refunded-at';
+import * as tenantKeys from './0022-tenant-keys';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0021-pix-charges': pixCharges,
   '0015-checkout-methods': checkoutMethods,
   '0026-payment-refunded-at': paymentRefundedAt,
+  '0022-tenant-keys': tenantKeys,
 };

@@ -45,6 +45,8 @@ export interface CheckoutSessionsTable {
 /** What a PIX or BOLETO attempt shows the payer, fixed when the payment is created. */
 export interface CheckoutPaymentCodesTable {
   payment_token: string;
+  /** The payment's merchant (the key and foreign keys carry it: docs/scaling.md). */
+  merchant_id: string;
   checkout_id: string;
   br_code: string | null;
   txid: string | null;

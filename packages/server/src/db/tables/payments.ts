@@ -52,6 +52,7 @@ export interface PaymentsTable {
 export interface PaymentFeesTable {
   id: Generated<string>;
   payment_token: string;
+  merchant_id: string;
   fee_type: string;
   payer: string;
   amount_minor: bigint;
@@ -61,6 +62,7 @@ export interface PaymentFeesTable {
 export interface PaymentStatusHistoryTable {
   id: Generated<string>;
   payment_token: string;
+  merchant_id: string;
   status: string;
   at: Date;
 }

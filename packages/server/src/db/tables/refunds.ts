@@ -25,6 +25,7 @@ export interface RefundsTable {
 export interface RefundStatusHistoryTable {
   id: Generated<bigint>;
   refund_id: bigint;
+  merchant_id: string;
   status: string;
   at: Date;
 }

@@ -38,6 +38,7 @@ export interface WebhookDeliveriesTable {
 export interface WebhookAttemptsTable {
   id: Generated<bigint>;
   delivery_id: bigint;
+  merchant_id: string;
   event_id: string;
   /** 1 for the first attempt of the delivery, and so on. */
   attempt: number;
