@@ -91,12 +91,14 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
  */
 export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, payment: PaymentRow, now: Date): Promise<CheckoutRow> {
   return ctx.db.transaction().execute(async (trx) => {
+    // Session first, then payment: the order every checkout path locks in (syncCheckout, the sweep), so
+    // this transaction never waits on a settlement that holds the session and waits on the payment.
+    const locked = await lockCheckout(trx, seen.checkout_id);
+    if (!locked) throw new Error('invariant: a claimed checkout session exists');
     await joinCheckout(trx, payment.payment_token, seen.checkout_id);
     if (!seen.save_card && payment.card_id) {
       await trx.updateTable('cards').set({ status: 'INACTIVE' }).where('id', '=', payment.card_id).execute();
     }
-    const locked = await lockCheckout(trx, seen.checkout_id);
-    if (!locked) throw new Error('invariant: a claimed checkout session exists');
     const attached = await updateCheckout(trx, locked, now, { current_payment_token: payment.payment_token, current_payment_status: payment.status });
     return syncCheckout(trx, attached, await merchantNow(trx, seen.merchant_id));
   });
