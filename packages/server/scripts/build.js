@@ -96,9 +96,17 @@ export async function buildService() {
     const from = join(srcDir, dir);
     const to = join(distDir, dir);
     const partial = `${to}.${process.pid}.tmp`;
+    const previous = `${to}.${process.pid}.old`;
     rmSync(partial, { recursive: true, force: true });
     cpSync(from, partial, { recursive: true });
-    rmSync(to, { recursive: true, force: true });
+    // Moved aside in one step, then deleted: a recursive delete of `to` itself would fail (ENOTEMPTY)
+    // when another build renames its copy into place meanwhile.
+    try {
+      renameSync(to, previous);
+    } catch {
+      // No earlier copy, or another build moved it first.
+    }
+    rmSync(previous, { recursive: true, force: true });
     try {
       renameSync(partial, to);
     } catch {

@@ -234,7 +234,13 @@ scaleOut(
     await load;
 
     const db = database.handle.db;
-    const rows = await db.selectFrom('payments').select(['payment_token', 'reference_id', 'status']).where('merchant_id', '=', merchant.merchant_id).execute();
+    // The load's payments only: the limits check's checkout opened one of its own at generation.
+    const rows = await db
+      .selectFrom('payments')
+      .select(['payment_token', 'reference_id', 'status'])
+      .where('merchant_id', '=', merchant.merchant_id)
+      .where('reference_id', 'like', 'scale-%')
+      .execute();
     // Exactly one payment per reference, and it is the one its client was told about.
     expect(rows).toHaveLength(total);
     // Keys left in progress by the killed process were all taken over.
@@ -244,12 +250,12 @@ scaleOut(
     // Every payment settles, through the surviving worker (the killed one's claims expire).
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const open = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchant.merchant_id).where('status', 'in', ['CREATED', 'PROCESSING']).execute();
+      const open = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchant.merchant_id).where('reference_id', 'like', 'scale-%').where('status', 'in', ['CREATED', 'PROCESSING']).execute();
       if (open.length === 0) break;
       if (Date.now() > deadline) throw new Error(`${open.length} payments never settled`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    const paid = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchant.merchant_id).where('status', '=', 'PAID').execute();
+    const paid = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchant.merchant_id).where('reference_id', 'like', 'scale-%').where('status', '=', 'PAID').execute();
     expect(paid).toHaveLength(total);
 
     // Each payment's callbacks reach the merchant, each event at least once.
