@@ -7,6 +7,7 @@ import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { PAYMENT_STATES, UNCHARGED_STATUSES, type PaymentStatus } from './states';
+import { isUuid } from '../lib/identifiers';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 
@@ -17,7 +18,7 @@ export type PaymentRow = Selectable<PaymentsTable>;
  * @example const payment = await lockPayment(trx, merchantId, token);
  */
 export async function lockPayment(trx: Db, merchantId: string, paymentToken: string): Promise<PaymentRow | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(paymentToken)) return undefined;
+  if (!isUuid(paymentToken)) return undefined;
   return trx
     .selectFrom('payments')
     .selectAll()

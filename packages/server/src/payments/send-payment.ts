@@ -13,6 +13,7 @@ import { changeStatus, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { claimAuthentication } from '../three-ds/verify-authentication';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
+import { isUuid } from '../lib/identifiers';
 
 /** The smallest card payment, in BRL cents (spec: "not less than 1.00 in BRL"). */
 export const MINIMUM_BRL_MINOR = 100n;

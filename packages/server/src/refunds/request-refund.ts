@@ -11,14 +11,13 @@ import { announce, changeRefundStatus, type RefundRow } from './refund-record';
 import { refundReference, SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
 import { PENDING_REFUND_STATUSES } from './states';
 import { REFUNDABLE_STATUSES, REFUND_RULES, refundDeadline, type RefundFailure } from './rules';
+import { isUuid } from '../lib/identifiers';
 
 export interface RefundRequest extends DestinationInput {
   payment_token: string;
   amount?: number | undefined;
   notification_url?: string | undefined;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `POST /refund`, in three phases:
@@ -50,7 +49,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   // Refused, with nothing written, when no connector serves the payment's method (live mode). Asked
   // before the transaction: the router may read the merchant's own connectors, which must not wait
   // on a connection the transaction holds (PGlite has one).
-  const seenMethod = !UUID.test(input.payment_token) ? undefined : await ctx.db.selectFrom('payments').select('method').where('merchant_id', '=', merchantId).where('payment_token', '=', input.payment_token).executeTakeFirst();
+  const seenMethod = !isUuid(input.payment_token) ? undefined : await ctx.db.selectFrom('payments').select('method').where('merchant_id', '=', merchantId).where('payment_token', '=', input.payment_token).executeTakeFirst();
   if (seenMethod) await ctx.connectors.requireMethod(merchantId, seenMethod.method as PaymentMethodName);
 
   const reserved = await ctx.db.transaction().execute(async (trx) => {

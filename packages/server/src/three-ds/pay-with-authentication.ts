@@ -6,8 +6,7 @@ import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';
 import { canMove } from '../lib/state-machine';
 import { AUTHENTICATION_TTL_MS, THREE_DS_STATES } from './states';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../lib/identifiers';
 
 /**
  * `POST /checkout/3ds/payment`: pays with a successful 3DS authentication. Phases:
@@ -25,7 +24,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken, amount: '150.50', reference_id: 'order-1' });
  */
 export async function payWithAuthentication(ctx: AppContext, merchantId: string, input: ThreeDsPaymentInput): Promise<SendPaymentResult> {
-  if (!UUID.test(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
+  if (!isUuid(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
   const now = await merchantNow(ctx.db, merchantId);
   const claimed = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx
