@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { postJournals, type JournalInput } from '../ledger/ledger';
-import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
+import { toJsonNumber } from '../lib/money';
+import { exponentOf } from '../pricing/currencies';
 import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
@@ -155,10 +156,6 @@ export function paymentEventData(payment: EventFields): Record<string, unknown> 
  */
 export function methodCountry(method: string): 'BR' | 'MX' {
   return METHOD_MARKET[method as CheckoutMethod]?.country ?? 'BR';
-}
-
-export function exponentOf(currency: string): number {
-  return CURRENCY_EXPONENTS[currency as Currency] ?? 2;
 }
 
 /** What the customer is charged: the amount plus customer fees. */

@@ -7,7 +7,8 @@ import { toJsonNumber } from '../lib/money';
 import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
 import { refundView } from '../refunds/refund-record';
-import { exponentOf, methodCountry, type PaymentRow } from './payment-record';
+import { methodCountry, type PaymentRow } from './payment-record';
+import { exponentOf } from '../pricing/currencies';
 import { isUuid } from '../lib/identifiers';
 
 /**

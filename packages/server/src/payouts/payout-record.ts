@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { JournalLine } from '../ledger/ledger';
-import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
+import { toJsonNumber } from '../lib/money';
+import { exponentOf } from '../pricing/currencies';
 import type { PayoutStatus } from './states';
 import type { PayoutsTable } from './tables';
 import { isUuid } from '../lib/identifiers';
@@ -33,11 +34,6 @@ export interface PayoutItem {
 export async function lockPayout(trx: Db, txId: string): Promise<PayoutRecord | undefined> {
   if (!isUuid(txId)) return undefined;
   return trx.selectFrom('payouts').selectAll().where('tx_id', '=', txId).forUpdate().executeTakeFirst();
-}
-
-/** @example exponentOf('CLP') // 0 */
-export function exponentOf(currency: string): number {
-  return CURRENCY_EXPONENTS[currency as Currency] ?? 2;
 }
 
 /**

@@ -1,7 +1,9 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { CURRENCY_EXPONENTS, formatAmount, isCurrency, parseAmount } from '../lib/money';
+import { formatAmount } from '../lib/money';
+import { exponentOf } from '../pricing/currencies';
+import { readAmount } from '../pricing/price';
 import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';
 import { canMove } from '../lib/state-machine';
@@ -37,8 +39,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
     if (!row) throw new ApiError('THREE_DS_NOT_FOUND');
     if (row.payment_token !== input.paymentToken.toLowerCase()) throw new ApiError('THREE_DS_TOKEN_MISMATCH');
     // The amount and reference come from the merchant's server, never from the browser that authenticated.
-    const exponent = isCurrency(row.currency) ? CURRENCY_EXPONENTS[row.currency] : 2;
-    const amount = parseAmount(input.amount, exponent, 2);
+    const amount = readAmount(input.amount, row.currency);
     if (!amount.ok) throw new ApiError('FIELD_FORMAT', 'amount: must be a decimal number such as "150.50".');
     if (amount.minor !== row.amount_minor) throw new ApiError('THREE_DS_AMOUNT_MISMATCH');
     if (input.reference_id !== row.reference_id) throw new ApiError('THREE_DS_REFERENCE_MISMATCH');
@@ -68,7 +69,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
         public_person_id: claimed.person_id,
         public_card_id: claimed.card_id,
         payment: {
-          amount: formatAmount(claimed.amount_minor, 2),
+          amount: formatAmount(claimed.amount_minor, exponentOf(claimed.currency)),
           method: claimed.method === 'DEBITCARD' ? 'DEBITCARD' : 'CREDITCARD',
           asset: claimed.currency,
           installments: claimed.installments,

@@ -10,7 +10,8 @@
  *
  * Contract ownership is not checked here: that needs the database and belongs to the server.
  */
-import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, formatAmount, parseAmount } from '../../lib/money';
+import { MAX_AMOUNT_MINOR, formatAmount, parseAmount } from '../../lib/money';
+import { CURRENCY_EXPONENTS } from '../../pricing/currencies';
 import { CL_STATE_BANK_CODE, PE_BCP_BANK_CODE, isAllowedBankCode } from '../../rails/andean/banks';
 import { checkCci } from '../../rails/andean/cci';
 import {
