@@ -235,7 +235,7 @@ describeEachEngine('3DS API', (service) => {
     expect(auth.body.status).toBe('SUCCESS');
     const row = await service().ctx.db.selectFrom('three_ds_authentications').selectAll().where('id', '=', auth.body.id).executeTakeFirstOrThrow();
     // The data Colibri's 3DS server issued, as a merchant would receive it from a 3DS integration.
-    const issued = { cavv: service().ctx.cardCipher.decrypt(row.cavv_key_id ?? '', row.cavv_ciphertext ?? ''), eci: row.eci ?? '', version: row.version ?? '', dstrans_id: row.dstrans_id ?? '' };
+    const issued = { cavv: service().ctx.secretBox.decrypt(row.cavv_key_id ?? '', row.cavv_ciphertext ?? ''), eci: row.eci ?? '', version: row.version ?? '', dstrans_id: row.dstrans_id ?? '' };
     const body = (overrides: Record<string, unknown> = {}) => ({
       contract_id: m.contract_id,
       reference_id: 'debit-1',

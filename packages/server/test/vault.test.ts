@@ -7,7 +7,7 @@ import pino from 'pino';
 import { expect, it } from 'vitest';
 import { ERRORS } from '../src/http/errors';
 import { loggerOptions } from '../src/logger';
-import { createCardCipher } from '../src/vault/card-cipher';
+import { createSecretBox } from '../src/lib/secret-box';
 import { findCard, processorCard } from '../src/vault/lookup';
 import { describeEachEngine, type ApiResponse, type TestMerchant, type TestService } from './harness';
 
@@ -230,11 +230,11 @@ describeEachEngine('POST /checkout/card', (service) => {
       exp_month: 7,
       exp_year: body.exp_year,
       holder_name: 'MARIA SILVA',
-      key_id: service().ctx.cardCipher.currentKeyId,
+      key_id: service().ctx.secretBox.currentKeyId,
       status: 'ACTIVE',
     });
     // The payments domain reads it back through the vault lookup.
-    expect(processorCard(service().ctx.cardCipher, row!)).toEqual({
+    expect(processorCard(service().ctx.secretBox, row!)).toEqual({
       number: '4111111111111111',
       expMonth: 7,
       expYear: body.exp_year,
@@ -468,9 +468,9 @@ describeEachEngine('POST /checkout/card', (service) => {
       expect(String(row[column]), column).not.toContain(cvv);
     }
     expect([row.id, row.merchant_id, row.person_id].every((id) => UUID.test(id))).toBe(true);
-    expect(row.key_id).toBe(service().ctx.cardCipher.currentKeyId);
+    expect(row.key_id).toBe(service().ctx.secretBox.currentKeyId);
     expect(Buffer.from(row.number_ciphertext, 'base64')).toHaveLength(12 + 16 + number.length);
-    expect(service().ctx.cardCipher.decrypt(row.key_id, row.number_ciphertext)).toBe(number);
+    expect(service().ctx.secretBox.decrypt(row.key_id, row.number_ciphertext)).toBe(number);
     expect(row).toMatchObject({ bin: '555555', last4: '4444', masked_number: '555555******4444', exp_month: 11, holder_name: 'MARIA SILVA' });
 
     // A single flipped byte anywhere in the stored ciphertext fails to decrypt, never yielding another number.
@@ -478,7 +478,7 @@ describeEachEngine('POST /checkout/card', (service) => {
     for (const index of [0, 11, 12, 27, 28, raw.length - 1]) {
       const tampered = Buffer.from(raw);
       tampered[index] = (tampered[index] ?? 0) ^ 0x80;
-      expect(() => service().ctx.cardCipher.decrypt(row.key_id, tampered.toString('base64')), `byte ${index}`).toThrow();
+      expect(() => service().ctx.secretBox.decrypt(row.key_id, tampered.toString('base64')), `byte ${index}`).toThrow();
     }
 
     // Nowhere in the database (idempotency records, processor books, events…) is the number in the clear,
@@ -511,10 +511,10 @@ describeEachEngine('POST /checkout/card', (service) => {
 
     // The test service runs in sandbox without COLIBRI_MASTER_KEY, so its key was generated into the data directory.
     const oldKey = Buffer.from(readFileSync(join(service().config.dataDir, 'master.key'), 'utf8').trim(), 'base64');
-    const rotated = createCardCipher(randomBytes(32), [oldKey]);
+    const rotated = createSecretBox(randomBytes(32), [oldKey]);
     expect(rotated.currentKeyId).not.toBe(row.key_id);
     expect(processorCard(rotated, row).number).toBe('6362970000457013');
-    expect(() => createCardCipher(randomBytes(32)).decrypt(row.key_id, row.number_ciphertext)).toThrow(/not configured/);
+    expect(() => createSecretBox(randomBytes(32)).decrypt(row.key_id, row.number_ciphertext)).toThrow(/not configured/);
   });
 });
 

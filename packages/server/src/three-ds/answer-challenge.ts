@@ -38,7 +38,7 @@ export async function answerChallenge(ctx: AppContext, id: string, code: string)
     }
     const card = row.card_id === null ? undefined : await trx.selectFrom('cards').select('scheme').where('id', '=', row.card_id).executeTakeFirstOrThrow();
     const value = issueAuthenticationValue(card?.scheme ?? 'VISA');
-    const cavv = ctx.cardCipher.encrypt(value.cavv);
+    const cavv = ctx.secretBox.encrypt(value.cavv);
     return trx
       .updateTable('three_ds_authentications')
       .set({

@@ -75,7 +75,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
           installments: claimed.installments,
         },
         authentication: {
-          cavv: ctx.cardCipher.decrypt(claimed.cavv_key_id, claimed.cavv_ciphertext),
+          cavv: ctx.secretBox.decrypt(claimed.cavv_key_id, claimed.cavv_ciphertext),
           eci: claimed.eci,
           version: claimed.version,
           dstrans_id: claimed.dstrans_id,

@@ -57,7 +57,7 @@ export async function claimAuthentication(ctx: AppContext, presented: PresentedA
   if (row.card_id !== payment.cardId || row.card_declined) throw mismatch('dstrans_id', 'the authentication is of another card.');
   if (row.amount_minor !== payment.amountMinor || row.currency !== payment.currency) throw mismatch('dstrans_id', 'the authentication is of another amount.');
   if (row.eci !== presented.eci) throw mismatch('eci', 'does not match the authentication.');
-  if (!constantTimeEqual(ctx.cardCipher.decrypt(row.cavv_key_id, row.cavv_ciphertext), presented.cavv)) throw mismatch('cavv', 'does not match the authentication.');
+  if (!constantTimeEqual(ctx.secretBox.decrypt(row.cavv_key_id, row.cavv_ciphertext), presented.cavv)) throw mismatch('cavv', 'does not match the authentication.');
 
   const claimed = await ctx.db
     .updateTable('three_ds_authentications')

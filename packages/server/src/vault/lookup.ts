@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { CardsTable, PersonsTable } from '../db/schema';
 import type { CardScheme, ProcessorCard } from '../processor/processor';
-import type { CardCipher } from './card-cipher';
+import type { SecretBox } from '../lib/secret-box';
 import { isUuid } from '../lib/identifiers';
 
 export type PersonRow = Selectable<PersonsTable>;
@@ -21,7 +21,7 @@ export async function findCard(db: Db, merchantId: string, cardId: string): Prom
 }
 
 /** The card as the processor needs it, decrypted only here, for the duration of a processor call. @example processorCard(cipher, card) */
-export function processorCard(cipher: CardCipher, card: Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>): ProcessorCard {
+export function processorCard(cipher: SecretBox, card: Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>): ProcessorCard {
   return {
     number: cipher.decrypt(card.key_id, card.number_ciphertext),
     expMonth: card.exp_month,
