@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../database';
 import { up } from './0025-checkout-card-attempt';
@@ -16,7 +16,7 @@ describe('migration 0025: the card attempt claim leaves the payment-status colum
         ('first-card', null, 'STARTING', '2026-01-02T03:04:05Z'),
         ('after-pix', ${token}, 'STARTING', '2026-01-02T03:04:06Z'),
         ('paid', ${token}, 'PAID', '2026-01-02T03:04:07Z')`.execute(db);
-      await up(db);
+      await up(db as unknown as Kysely<unknown>);
       const rows = await sql<{ checkout_id: string; current_payment_status: string | null; card_attempt_started_at: Date | null }>`
         select checkout_id, current_payment_status, card_attempt_started_at from checkout_sessions order by checkout_id`.execute(db);
       expect(rows.rows).toEqual([
