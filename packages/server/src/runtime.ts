@@ -104,7 +104,7 @@ export async function waitForDatabase(handle: DatabaseHandle, config: Config, lo
 export async function buildContext(config: Config, handle: DatabaseHandle, adminToken: string): Promise<AppContext> {
   // Planned before anything else is built: live mode without its connectors refuses to start here.
   const plan = planConnectors(config);
-  const secretBox = loadSecretBox(config);
+  const secretBox = loadSecretBox({ masterKey: config.masterKey, dataDir: () => ensureDataDir(config) });
   const connectors = new ConnectorRouter(plan, { db: handle.db, config, cipher: secretBox });
   return {
     config,

@@ -4,7 +4,7 @@ import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
 import { assertMove, stampOf } from '../lib/state-machine';
 import { formatDateTime } from '../lib/time-format';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import type { CheckoutSessionsTable } from '../db/tables/checkout';
 import { CHECKOUT_STATES, type CheckoutStatus } from './states';
 import { isUuid } from '../lib/identifiers';

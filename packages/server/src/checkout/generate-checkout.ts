@@ -2,7 +2,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError, type ErrorKey } from '../http/errors';
 import type { FxQuote } from '../fees/fx';
-import type { Currency } from '../pricing/currencies';
+import type { Currency } from '../lib/currencies';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 import type { CheckoutRow } from './checkout-record';
 import type { GenerateCheckoutInput } from './schemas';

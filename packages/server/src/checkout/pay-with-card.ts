@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
 import { joinCheckout } from '../payments/create-payment';
 import { type PaymentRow } from '../payments/payment-record';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { sendPayment } from '../payments/send-payment';
 import { createCard, normaliseCard } from '../vault/create-card';
 import { createPerson, normalisePerson } from '../vault/create-person';

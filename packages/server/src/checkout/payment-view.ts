@@ -3,7 +3,7 @@ import type { Db } from '../db/database';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { customerAmount, type PaymentRow } from '../payments/payment-record';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import type { CheckoutPaymentCodesTable } from '../db/tables/checkout';
 import type { Selectable } from 'kysely';
 

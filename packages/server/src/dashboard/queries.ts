@@ -3,7 +3,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { isUuid } from '../lib/identifiers';
 
 /**

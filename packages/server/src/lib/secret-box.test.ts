@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config';
-import { createSecretBox, keyIdOf, loadSecretBox } from './secret-box';
+import { ensureDataDir, loadConfig, type Config } from '../config';
+import { createSecretBox, keyIdOf, loadSecretBox, type SecretBox } from './secret-box';
 
 const NUMBER = '4111111111111111';
 
@@ -73,6 +73,11 @@ describe('createSecretBox', () => {
   });
 });
 
+/** The box of a configuration, as runtime.ts loads it. */
+function load(config: Config): SecretBox {
+  return loadSecretBox({ masterKey: config.masterKey, dataDir: () => ensureDataDir(config) });
+}
+
 describe('loadSecretBox', () => {
   const saved = process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
   const dirs: string[] = [];
@@ -91,11 +96,11 @@ describe('loadSecretBox', () => {
   it('rotates through COLIBRI_MASTER_KEY and COLIBRI_PREVIOUS_MASTER_KEYS', () => {
     const [k1, k2, k3] = [randomBytes(32), randomBytes(32), randomBytes(32)];
     delete process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
-    const first = loadSecretBox(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k1.toString('base64') }));
+    const first = load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k1.toString('base64') }));
     const underK1 = first.encrypt(NUMBER);
 
     process.env.COLIBRI_PREVIOUS_MASTER_KEYS = ` ${k2.toString('base64')} ,${k1.toString('base64')}`;
-    const rotated = loadSecretBox(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k3.toString('base64') }));
+    const rotated = load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k3.toString('base64') }));
     expect(rotated.currentKeyId).toBe(keyIdOf(k3));
     expect(rotated.decrypt(underK1.keyId, underK1.ciphertext)).toBe(NUMBER);
     expect(rotated.encrypt(NUMBER).keyId).toBe(keyIdOf(k3));
@@ -103,9 +108,9 @@ describe('loadSecretBox', () => {
 
   it('refuses a key that is not 32 bytes of base64', () => {
     delete process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
-    expect(() => loadSecretBox(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(16).toString('base64') }))).toThrow(/32 bytes/);
+    expect(() => load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(16).toString('base64') }))).toThrow(/32 bytes/);
     process.env.COLIBRI_PREVIOUS_MASTER_KEYS = 'c2hvcnQ=';
-    expect(() => loadSecretBox(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(32).toString('base64') }))).toThrow(
+    expect(() => load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(32).toString('base64') }))).toThrow(
       /COLIBRI_PREVIOUS_MASTER_KEYS/,
     );
   });
@@ -113,10 +118,10 @@ describe('loadSecretBox', () => {
   it('in sandbox without a key, generates one into the data directory once and keeps it', () => {
     delete process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
     const config = loadConfig({ COLIBRI_DATA_DIR: dataDir() });
-    const first = loadSecretBox(config);
+    const first = load(config);
     const stored = first.encrypt(NUMBER);
     const key = Buffer.from(readFileSync(join(config.dataDir, 'master.key'), 'utf8').trim(), 'base64');
     expect(keyIdOf(key)).toBe(first.currentKeyId);
-    expect(loadSecretBox(config).decrypt(stored.keyId, stored.ciphertext)).toBe(NUMBER);
+    expect(load(config).decrypt(stored.keyId, stored.ciphertext)).toBe(NUMBER);
   });
 });

@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDataDir, type Config } from '../config';
 
 /**
  * The secret box: every secret Colibri keeps at rest under the master key goes in it — card numbers,
@@ -69,16 +68,18 @@ export function createSecretBox(current: Buffer, previous: readonly Buffer[] = [
 }
 
 /**
- * The configured box: COLIBRI_MASTER_KEY (with COLIBRI_PREVIOUS_MASTER_KEYS, comma-separated, for
- * rotation), or in sandbox a key generated once into the data directory.
+ * The configured box: the master key (COLIBRI_MASTER_KEY, with COLIBRI_PREVIOUS_MASTER_KEYS,
+ * comma-separated, for rotation), or in sandbox a key generated once into the data directory, which
+ * `dataDir` creates when asked.
+ * @example const box = loadSecretBox({ masterKey: config.masterKey, dataDir: () => ensureDataDir(config) });
  */
-export function loadSecretBox(config: Config): SecretBox {
+export function loadSecretBox(source: { masterKey: string | undefined; dataDir: () => string }): SecretBox {
   const previous = (process.env.COLIBRI_PREVIOUS_MASTER_KEYS ?? '')
     .split(',')
     .filter((k) => k.trim() !== '')
     .map((k) => parseKey(k, 'COLIBRI_PREVIOUS_MASTER_KEYS'));
-  if (config.masterKey) return createSecretBox(parseKey(config.masterKey, 'COLIBRI_MASTER_KEY'), previous);
-  const file = join(ensureDataDir(config), 'master.key');
+  if (source.masterKey) return createSecretBox(parseKey(source.masterKey, 'COLIBRI_MASTER_KEY'), previous);
+  const file = join(source.dataDir(), 'master.key');
   if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   return createSecretBox(parseKey(readFileSync(file, 'utf8'), file), previous);
 }

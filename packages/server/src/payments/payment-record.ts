@@ -3,7 +3,7 @@ import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { postJournals, type JournalInput } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';

@@ -3,7 +3,7 @@ import { refreshToken } from '../auth/refresh-token';
 import type { AppContext } from '../context';
 import { toJsonNumber } from '../lib/money';
 import { type PaymentRow } from './payment-record';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import type { SendPaymentResult } from './send-payment';
 
 /**

@@ -8,7 +8,7 @@ import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
 import { refundView } from '../refunds/refund-record';
 import { methodCountry, type PaymentRow } from './payment-record';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { isUuid } from '../lib/identifiers';
 
 /**

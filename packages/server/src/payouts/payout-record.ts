@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { JournalLine } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import type { PayoutStatus } from './states';
 import type { PayoutsTable } from './tables';
 import { isUuid } from '../lib/identifiers';

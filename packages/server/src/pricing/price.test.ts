@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CURRENCIES, CURRENCY_EXPONENTS, exponentOf, isCurrency } from './currencies';
 import { amountFailure, minimumMinor, readAmount, readPrice, type PriceWording } from './price';
 
 const WORDING: PriceWording = { amountField: 'payment.amount', assetField: 'payment.asset', format: 'a decimal number such as "10.50"', largest: 'the maximum payment' };
-
-describe('currencies', () => {
-  it('take their exponents from the ISO 4217 list', () => {
-    expect(CURRENCY_EXPONENTS).toEqual({ BRL: 2, USD: 2, EUR: 2, MXN: 2, ARS: 2, COP: 2, PEN: 2, CLP: 0 });
-    expect(Object.keys(CURRENCY_EXPONENTS)).toEqual([...CURRENCIES]);
-  });
-
-  it('know their own codes only, in upper case, and read any other stored code with two decimals', () => {
-    expect(isCurrency('CLP')).toBe(true);
-    expect(isCurrency('clp')).toBe(false);
-    expect(isCurrency('JPY')).toBe(false);
-    expect(exponentOf('CLP')).toBe(0);
-    expect(exponentOf('XYZ')).toBe(2);
-  });
-});
 
 describe('readPrice', () => {
   it('reads the asset in any case and the amount in minor units of its currency', () => {

@@ -2,7 +2,7 @@ import type { Db } from '../db/database';
 import { convert, type FxQuote } from '../fees/fx';
 import type { ErrorKey } from '../http/errors';
 import { formatAmount, parseAmount, type ParseAmountResult } from '../lib/money';
-import { CURRENCIES, exponentOf, isCurrency, type Currency } from './currencies';
+import { CURRENCIES, exponentOf, isCurrency, type Currency } from '../lib/currencies';
 
 /**
  * The API's rules for a price: the `amount` and `asset` of a card payment (`sendPayment`), a checkout

@@ -3,7 +3,7 @@ import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { formatDateTimeMillis } from '../lib/time-format';
 import type { RefundsTable } from '../db/tables/refunds';
 import { REFUND_STATES, type RefundStatus } from './states';

@@ -4,7 +4,7 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
 import { formatAmount } from '../lib/money';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { amountFailure, readAmount } from '../pricing/price';
 import { lockPayment } from '../payments/payment-record';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult, type PaymentMethodName } from '../processor/processor';

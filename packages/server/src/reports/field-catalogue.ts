@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { CardsTable, PersonsTable } from '../db/schema';
 import { CHECKOUT_METHODS, METHOD_MARKET } from '../checkout/states';
-import { CURRENCIES as CURRENCY_CODES } from '../pricing/currencies';
+import { CURRENCIES as CURRENCY_CODES } from '../lib/currencies';
 import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import type { PayoutsTable } from '../payouts/tables';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database';
 import type { ErrorKey } from '../http/errors';
-import type { Currency } from '../pricing/currencies';
+import type { Currency } from '../lib/currencies';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 
 /** How subscriptions name their price's fields and word their failures (pricing/price.ts has the rules). */

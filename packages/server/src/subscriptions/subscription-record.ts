@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { SUBSCRIPTION_STATES, type SubscriptionStatus } from './states';
 import type { SubscriptionsTable } from './tables';

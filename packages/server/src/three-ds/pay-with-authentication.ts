@@ -2,7 +2,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
-import { exponentOf } from '../pricing/currencies';
+import { exponentOf } from '../lib/currencies';
 import { readAmount } from '../pricing/price';
 import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';

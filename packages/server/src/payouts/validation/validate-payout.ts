@@ -15,7 +15,7 @@
  * Contract ownership is not checked here: that needs the database and belongs to the server.
  */
 import { MAX_AMOUNT_MINOR, formatAmount, readDecimal, toMinorUnits } from '../../lib/money';
-import { CURRENCY_EXPONENTS } from '../../pricing/currencies';
+import { CURRENCY_EXPONENTS } from '../../lib/currencies';
 import {
   ANDEAN_COUNTRIES,
   ANDEAN_COUNTRY_CURRENCY,
