@@ -8,7 +8,7 @@ import type { ConnectorRouter } from './connectors/router';
 import type { Db, Engine } from './db/database';
 import type { WorkerSignal } from './jobs/worker-signal';
 import type { Processor } from './processor/processor';
-import type { CardCipher } from './vault/card-cipher';
+import type { SecretBox } from './lib/secret-box';
 
 /** Everything a route or worker needs, built once at start (see main.ts) and passed down explicitly. */
 export interface AppContext {
@@ -25,7 +25,7 @@ export interface AppContext {
   readonly processor: Processor;
   /** The same router, for what only it knows: which methods are served (`requireMethod`), its connectors. */
   readonly connectors: ConnectorRouter;
-  readonly cardCipher: CardCipher;
+  readonly secretBox: SecretBox;
   /** Wakes this process's job workers after work was enqueued (nothing happens where none runs). */
   readonly workerSignal: WorkerSignal;
 }

@@ -15,7 +15,7 @@ import { WorkerSignal } from './jobs/worker-signal';
 import { instrumentProcessor } from './processor/instrumented-processor';
 import { planConnectors } from './connectors/plan';
 import { ConnectorRouter } from './connectors/router';
-import { loadCardCipher } from './vault/card-cipher';
+import { loadSecretBox } from './lib/secret-box';
 
 /** The service version, from the server package's manifest. */
 export const VERSION: string = (
@@ -104,19 +104,19 @@ export async function waitForDatabase(handle: DatabaseHandle, config: Config, lo
 export async function buildContext(config: Config, handle: DatabaseHandle, adminToken: string): Promise<AppContext> {
   // Planned before anything else is built: live mode without its connectors refuses to start here.
   const plan = planConnectors(config);
-  const cardCipher = loadCardCipher(config);
-  const connectors = new ConnectorRouter(plan, { db: handle.db, config, cipher: cardCipher });
+  const secretBox = loadSecretBox({ masterKey: config.masterKey, dataDir: () => ensureDataDir(config) });
+  const connectors = new ConnectorRouter(plan, { db: handle.db, config, cipher: secretBox });
   return {
     config,
     db: handle.db,
     engine: handle.engine,
-    tokens: await TokenService.load(handle.db, cardCipher, config.tokenSigningKeys),
+    tokens: await TokenService.load(handle.db, secretBox, config.tokenSigningKeys),
     access: new AccessList(handle.db),
     adminToken,
     version: VERSION,
     processor: instrumentProcessor(connectors),
     connectors,
-    cardCipher,
+    secretBox,
     workerSignal: new WorkerSignal(),
   };
 }

@@ -49,8 +49,8 @@ describeEachEngine('token signing keys', (service) => {
     const plain = await service().ctx.db.selectFrom('settings').selectAll().where('key', '=', 'token_signing_key').executeTakeFirst();
     expect(plain).toBeUndefined();
     for (const row of rows) {
-      expect(row.master_key_id).toBe(service().ctx.cardCipher.currentKeyId);
-      const secret = Buffer.from(service().ctx.cardCipher.decrypt(row.master_key_id, row.key_ciphertext), 'base64');
+      expect(row.master_key_id).toBe(service().ctx.secretBox.currentKeyId);
+      const secret = Buffer.from(service().ctx.secretBox.decrypt(row.master_key_id, row.key_ciphertext), 'base64');
       expect(secret.length).toBe(32);
       expect(row.key_ciphertext).not.toContain(secret.toString('base64'));
     }
@@ -61,7 +61,7 @@ describeEachEngine('token signing keys', (service) => {
   it('refuses a token signed with the real key but living longer than 5 minutes, or with an unknown kid', async () => {
     const m = await service().merchant();
     const row = await service().ctx.db.selectFrom('token_signing_keys').selectAll().where('kid', '=', service().ctx.tokens.currentKeyId).executeTakeFirstOrThrow();
-    const secret = Buffer.from(service().ctx.cardCipher.decrypt(row.master_key_id, row.key_ciphertext), 'base64');
+    const secret = Buffer.from(service().ctx.secretBox.decrypt(row.master_key_id, row.key_ciphertext), 'base64');
     const now = Math.floor(Date.now() / 1000);
     const sign = (kid: string | undefined, iat: number, exp: number) =>
       new SignJWT({ mid: m.merchant_id })
@@ -91,7 +91,7 @@ describeEachEngine('token signing keys', (service) => {
   it('rotates: the new key signs, tokens of the old key stay valid, and another process learns the new key at once', async () => {
     const m = await service().merchant();
     const before = m.token;
-    const other = await TokenService.load(service().ctx.db, service().ctx.cardCipher);
+    const other = await TokenService.load(service().ctx.db, service().ctx.secretBox);
     const rotated = await service().post('/admin/token-keys/rotate', undefined, { headers: admin(service()) });
     expect(rotated.status).toBe(200);
     expect(rotated.body.kid).toBe(service().ctx.tokens.currentKeyId);
@@ -108,8 +108,8 @@ describeEachEngine('token signing keys', (service) => {
   it('takes keys from configuration: the first signs, the others verify, and an unlisted kid is refused', async () => {
     const k1 = randomBytes(32).toString('base64');
     const k2 = randomBytes(32).toString('base64');
-    const old = await TokenService.load(service().ctx.db, service().ctx.cardCipher, `k1:${k1}`);
-    const current = await TokenService.load(service().ctx.db, service().ctx.cardCipher, `k2:${k2},k1:${k1}`);
+    const old = await TokenService.load(service().ctx.db, service().ctx.secretBox, `k1:${k1}`);
+    const current = await TokenService.load(service().ctx.db, service().ctx.secretBox, `k2:${k2},k1:${k1}`);
     const principal = { userId: 'u', merchantId: 'm' };
     const fromOld = await old.issue(principal);
     const fromCurrent = await current.issue(principal);

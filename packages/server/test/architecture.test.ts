@@ -17,8 +17,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib', 'rails'],
   // 1. Infrastructure: the database, HTTP plumbing and the error catalogue, clocks, configuration, logs, metrics.
   ['db', 'http', 'clock', 'config', 'logger', 'metrics'],
-  // 2. Shared mechanisms every domain writes through: ledger, outbox, job queue, fees and FX, the processor contract and its connectors.
-  ['ledger', 'events', 'jobs', 'fees', 'processor', 'connectors'],
+  // 2. Shared mechanisms every domain writes through: ledger, outbox, job queue, fees and FX, pricing, the processor contract and its connectors.
+  ['ledger', 'events', 'jobs', 'fees', 'pricing', 'processor', 'connectors'],
   // 3. Domains, and the context handed to their verbs.
   ['context', 'auth', 'vault', 'merchants', 'payments', 'refunds', 'payouts', 'checkout', 'checkout-page', 'subscriptions', 'three-ds', 'reports', 'webhooks', 'dashboard', 'admin', 'sandbox', 'system'],
   // 4. Composition roots: the processes and what they assemble (HTTP app, background work and its job registry, command line).
@@ -34,11 +34,8 @@ const MAX_BACK_ARROWS = 12;
 /** No source file is longer than this (tests are not counted). */
 const MAX_LINES = 450;
 
-/**
- * Files allowed over MAX_LINES for now, with their length today: a file here may shrink but not grow.
- * payouts/validation/validate-payout.ts is split per country by the payout validation work of issue 17.
- */
-const LONG_FILES: Readonly<Record<string, number>> = { 'payouts/validation/validate-payout.ts': 611 };
+/** Files allowed over MAX_LINES for now, with their length today: a file here may shrink but not grow. */
+const LONG_FILES: Readonly<Record<string, number>> = {};
 
 const graph = importGraph(SRC);
 

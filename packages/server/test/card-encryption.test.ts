@@ -39,7 +39,7 @@ describeEachEngine('browser-side card encryption (server)', (service) => {
     expect((await service().get(`/checkout/card-encryption-key/${other.contract_id}`)).body.kid).not.toBe(key.body.kid);
     const row = await service().ctx.db.selectFrom('card_encryption_keys').selectAll().where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
     expect(row.private_key_ciphertext).not.toMatch(/"d"/);
-    const opened = JSON.parse(service().ctx.cardCipher.decrypt(row.master_key_id, row.private_key_ciphertext)) as Record<string, string>;
+    const opened = JSON.parse(service().ctx.secretBox.decrypt(row.master_key_id, row.private_key_ciphertext)) as Record<string, string>;
     expect(opened.n).toBe(key.body.jwk.n);
     expect(typeof opened.d).toBe('string');
     const unknown = await service().get('/checkout/card-encryption-key/CT-NOPE');

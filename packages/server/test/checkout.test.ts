@@ -352,8 +352,10 @@ describeEachEngine('hosted checkout API', (service) => {
     expect(verification.body.errors[0].code).toBe('00.07.0007');
     const notOffered = await service().post(`/pay/${created.checkout_id}/attempts`, { method: 'BOLETO' });
     expect(notOffered.body.errors[0].code).toBe('03.02.0003');
-    // Rejected submissions left the session as it was.
+    // Rejected submissions left the session as it was, their claims released.
     expect((await service().get(`/checkout/${created.checkout_id}`, { token: m.token })).body.payments).toEqual([]);
+    const claimOf = async (checkoutId: string) => (await service().ctx.db.selectFrom('checkout_sessions').select('card_attempt_started_at').where('checkout_id', '=', checkoutId).executeTakeFirstOrThrow()).card_attempt_started_at;
+    expect(await claimOf(created.checkout_id)).toBeNull();
 
     await service().post(`/pay/${created.checkout_id}/card`, CARD_FORM);
     const saved = await waitForCheckout(service(), m, created.checkout_id, (b) => b.status === 'PAID');
@@ -370,8 +372,30 @@ describeEachEngine('hosted checkout API', (service) => {
     await service().post(`/pay/${unsaved.checkout_id}/card`, CARD_FORM);
     const paid = await waitForCheckout(service(), m, unsaved.checkout_id, (b) => b.status === 'PAID');
     expect(paid.payments[0].public_card_id).toBeUndefined();
+    expect(await claimOf(unsaved.checkout_id)).toBeNull();
     const card = await service().ctx.db.selectFrom('payments').innerJoin('cards', 'cards.id', 'payments.card_id').select('cards.status').where('payment_token', '=', paid.payments[0].payment_token).executeTakeFirstOrThrow();
     expect(card.status).toBe('INACTIVE');
+  });
+
+  it('a card attempt being set up holds the session: other attempts get 409, the poll shows no payment, a claim left behind lapses after two minutes', async () => {
+    const m = await service().merchant();
+    const created = await generate(service(), m, { method: ['PIX', 'CREDITCARD'] });
+    // A card request that died between its claim and its payment leaves its claim behind.
+    const { now } = (await service().get('/sandbox/clock', { token: m.token })).body;
+    await service().ctx.db.updateTable('checkout_sessions').set({ status: 'PROCESSING', card_attempt_started_at: new Date(now) }).where('checkout_id', '=', created.checkout_id).execute();
+    for (const attempt of [service().post(`/pay/${created.checkout_id}/attempts`, { method: 'PIX' }), service().post(`/pay/${created.checkout_id}/card`, CARD_FORM)]) {
+      const refused = await attempt;
+      expect(refused.status).toBe(409);
+      expect(refused.body.errors[0].code).toBe('03.02.0002');
+    }
+    const polled = await service().get(`/pay/${created.checkout_id}/status`);
+    expect(polled.body).toMatchObject({ status: 'PROCESSING', payment_status: null, version: 'PROCESSING|-|card-attempt' });
+
+    await service().post('/sandbox/clock/advance', { seconds: 121 }, { token: m.token });
+    const pix = await service().post(`/pay/${created.checkout_id}/attempts`, { method: 'PIX' });
+    expect(pix.status, JSON.stringify(pix.body)).toBe(200);
+    const row = await service().ctx.db.selectFrom('checkout_sessions').select(['card_attempt_started_at', 'current_payment_status']).where('checkout_id', '=', created.checkout_id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ card_attempt_started_at: null, current_payment_status: 'CREATED' });
   });
 
   it('serves the page with a strict CSP, our script pinned by SRI, Portuguese by default and English on request', async () => {

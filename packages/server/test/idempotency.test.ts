@@ -78,7 +78,7 @@ describeEachEngine(
       const plain = createHash('sha256').update(`POST\n/admin/merchants\n${JSON.stringify({ name })}`).digest('hex');
       expect(row.request_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(row.request_hash).not.toBe(plain);
-      expect(row.request_hash).toBe(service().ctx.cardCipher.keyedDigest('idempotency', `POST\n/admin/merchants\n${JSON.stringify({ name })}`));
+      expect(row.request_hash).toBe(service().ctx.secretBox.keyedDigest('idempotency', `POST\n/admin/merchants\n${JSON.stringify({ name })}`));
     });
 
     it('refuses a malformed key', async () => {

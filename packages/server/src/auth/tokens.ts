@@ -2,7 +2,7 @@ import { randomBytes, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
-import type { CardCipher } from '../vault/card-cipher';
+import type { SecretBox } from '../lib/secret-box';
 
 /** Who is calling: the API user and the merchant it belongs to. */
 export interface Principal {
@@ -40,7 +40,7 @@ interface SigningKey {
 
 /** Where signing keys come from: the database (encrypted with the master key) or the configuration. */
 type KeySource =
-  | { readonly kind: 'database'; readonly db: Db; readonly cipher: Pick<CardCipher, 'encrypt' | 'decrypt' | 'currentKeyId'> }
+  | { readonly kind: 'database'; readonly db: Db; readonly cipher: Pick<SecretBox, 'encrypt' | 'decrypt' | 'currentKeyId'> }
   | { readonly kind: 'configured'; readonly keys: readonly { kid: string; secret: Buffer }[] };
 
 /**
@@ -102,9 +102,9 @@ export class TokenService {
   /**
    * Loads the signing keys: the configured ones, or the database's, creating the first key on first
    * use. Concurrent first starts agree on one key because only an empty table takes the first key.
-   * @example const tokens = await TokenService.load(db, cardCipher, config.tokenSigningKeys);
+   * @example const tokens = await TokenService.load(db, secretBox, config.tokenSigningKeys);
    */
-  static async load(db: Db, cipher: Pick<CardCipher, 'encrypt' | 'decrypt' | 'currentKeyId'>, configured?: string): Promise<TokenService> {
+  static async load(db: Db, cipher: Pick<SecretBox, 'encrypt' | 'decrypt' | 'currentKeyId'>, configured?: string): Promise<TokenService> {
     const source: KeySource = configured ? { kind: 'configured', keys: parseSigningKeys(configured) } : { kind: 'database', db, cipher };
     if (source.kind === 'database') {
       const secret = randomBytes(32);

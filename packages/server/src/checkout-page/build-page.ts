@@ -25,8 +25,8 @@ export interface PageQuery {
  * that attempt's payment status changes, or when the PSP's code of a PIX attempt arrives.
  * @example pageVersion(session) // 'PROCESSING|8f0c…|CREATED'
  */
-export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status'>, codePending = false): string {
-  return `${session.status}|${session.current_payment_token ?? '-'}|${session.current_payment_status ?? '-'}${codePending ? '|code-pending' : ''}`;
+export function pageVersion(session: Pick<CheckoutRow, 'status' | 'current_payment_token' | 'current_payment_status' | 'card_attempt_started_at'>, codePending = false): string {
+  return `${session.status}|${session.current_payment_token ?? '-'}|${session.card_attempt_started_at ? 'card-attempt' : (session.current_payment_status ?? '-')}${codePending ? '|code-pending' : ''}`;
 }
 
 /** Whether the session's attempt is a PIX charge whose code the PSP has not given yet (checkout/pix-charges.ts). */
@@ -54,7 +54,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   let payment = session.current_payment_token
     ? await ctx.db.selectFrom('payments').selectAll().where('payment_token', '=', session.current_payment_token).executeTakeFirst()
     : undefined;
-  const open = session.current_payment_status === 'STARTING' || (payment !== undefined && attemptOutcome(payment.status) === 'OPEN');
+  const open = session.card_attempt_started_at !== null || (payment !== undefined && attemptOutcome(payment.status) === 'OPEN');
   const failedBefore = payment !== undefined && (payment.status === 'DECLINED' || payment.status === 'ERROR');
   const multi = session.mode === 'MULTI';
   const wantsCard = (query.method === 'CREDITCARD' || query.method === 'DEBITCARD') && (session.methods as string[]).includes(query.method);
@@ -75,7 +75,7 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   if (isFinalCheckoutStatus(session.status)) {
     const outcome = session.status === 'PAID' ? 'PAID' : session.end_reason === 'EXPIRED' ? 'EXPIRED' : session.status === 'ERROR' ? 'ERROR' : 'CANCELED';
     view = { kind: 'final', outcome, redirectUrl: redirectUrlOf(session) };
-  } else if (session.current_payment_status === 'STARTING' || (stillOpen && payment && isCardMethod(payment.method) && payment.status !== 'CREATED')) {
+  } else if (session.card_attempt_started_at !== null || (stillOpen && payment && isCardMethod(payment.method) && payment.status !== 'CREATED')) {
     view = { kind: 'processing' };
   } else if (stillOpen && payment && isCodeMethod(payment.method) && !(multi && (query.choose || wantsCard))) {
     const codes = await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirstOrThrow();

@@ -4,13 +4,12 @@ import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
 import { assertMove, stampOf } from '../lib/state-machine';
 import { formatDateTime } from '../lib/time-format';
-import { exponentOf } from '../payments/payment-record';
+import { exponentOf } from '../lib/currencies';
 import type { CheckoutSessionsTable } from '../db/tables/checkout';
 import { CHECKOUT_STATES, type CheckoutStatus } from './states';
+import { isUuid } from '../lib/identifiers';
 
 export type CheckoutRow = Selectable<CheckoutSessionsTable>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Loads a session and locks its row for the rest of the transaction: attempts, payer payments, expiry
@@ -20,7 +19,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * @example const session = await lockCheckout(trx, checkoutId, merchantId);
  */
 export async function lockCheckout(trx: Db, checkoutId: string, merchantId?: string): Promise<CheckoutRow | undefined> {
-  if (!UUID.test(checkoutId)) return undefined;
+  if (!isUuid(checkoutId)) return undefined;
   let query = trx.selectFrom('checkout_sessions').selectAll().where('checkout_id', '=', checkoutId);
   if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
   return query.forUpdate().executeTakeFirst();
@@ -28,7 +27,7 @@ export async function lockCheckout(trx: Db, checkoutId: string, merchantId?: str
 
 /** Reads a session without locking. @example const session = await findCheckout(db, checkoutId); */
 export async function findCheckout(db: Db, checkoutId: string, merchantId?: string): Promise<CheckoutRow | undefined> {
-  if (!UUID.test(checkoutId)) return undefined;
+  if (!isUuid(checkoutId)) return undefined;
   let query = db.selectFrom('checkout_sessions').selectAll().where('checkout_id', '=', checkoutId);
   if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
   return query.executeTakeFirst();

@@ -1,9 +1,9 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { convert } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
-import { CURRENCY_EXPONENTS, isCurrency, parseAmount, type Currency } from '../lib/money';
-import { MINIMUM_BRL_MINOR } from '../payments/send-payment';
+import type { FxQuote } from '../fees/fx';
+import type { Currency } from '../lib/currencies';
+import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 import type { CheckoutRow } from './checkout-record';
 import type { GenerateCheckoutInput } from './schemas';
 import type { PaymentRow } from '../payments/payment-record';
@@ -19,6 +19,14 @@ import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, METHOD_MARKE
 export const MAXIMUM_CHECKOUT_MINOR = 9_999_999_999n;
 
 type Failure = { key: ErrorKey; description: string };
+
+/** How a session names its price's fields and words their failures (pricing/price.ts has the rules). */
+const PRICE_WORDING: PriceWording = {
+  amountField: 'amount',
+  assetField: 'asset',
+  format: 'a decimal number or decimal string such as 10.50 or "10.50"',
+  largest: 'the maximum checkout amount',
+};
 
 /**
  * Reads `method` as the spec allows it: one method, an array of methods, or ALL. Exactly one distinct
@@ -65,15 +73,10 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
   const failures: Failure[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
 
-  const asset = input.asset.toUpperCase();
-  const currency = isCurrency(asset) ? asset : undefined;
-  const parsed = parseAmount(input.amount, currency ? CURRENCY_EXPONENTS[currency] : 2, 2);
-  if (!parsed.ok) {
-    if (parsed.reason === 'TOO_MANY_DECIMALS') fail('AMOUNT_DECIMALS', 'amount: Value must have a maximum of two decimal places.');
-    else if (parsed.reason === 'TOO_LARGE') fail('FIELD_OUT_OF_RANGE', 'amount: is larger than the maximum checkout amount.');
-    else fail('FIELD_FORMAT', 'amount: must be a decimal number or decimal string such as 10.50 or "10.50".');
-  }
-  if (!currency) fail('CURRENCY_UNSUPPORTED', `asset: ${input.asset} is not supported; use BRL or one of ${Object.keys(CURRENCY_EXPONENTS).join(', ')}.`);
+  const price = readPrice(input.amount, input.asset, PRICE_WORDING);
+  const { currency, amount: parsed } = price;
+  if (price.amountFailure) failures.push(price.amountFailure);
+  if (price.assetFailure) failures.push(price.assetFailure);
 
   const merchant = await ctx.db.selectFrom('merchants').select(['contract_id']).where('id', '=', merchantId).executeTakeFirstOrThrow();
   if (input.contractId !== merchant.contract_id) fail('CONTRACT_INVALID', 'contractId: is not a contract of this merchant.');
@@ -110,10 +113,11 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
 
   // Amount limits come after shape rules so one bad request always gets the same answer.
   const target: Currency = expectedCurrency;
-  let quote: Awaited<ReturnType<typeof convert>> | undefined;
+  let quote: FxQuote | undefined;
   if (parsed.ok && currency) {
-    quote = await convert(ctx.db, parsed.minor, currency, target);
-    if (quote.convertedMinor < MINIMUM_BRL_MINOR) fail('AMOUNT_BELOW_MINIMUM', `amount: must be at least 1.00 ${target}.`);
+    const charged = await chargedPrice(ctx.db, parsed.minor, currency, target, PRICE_WORDING.amountField);
+    quote = charged.quote;
+    if (charged.failure) failures.push(charged.failure);
     else if (quote.convertedMinor > MAXIMUM_CHECKOUT_MINOR) fail('FIELD_OUT_OF_RANGE', `amount: must be at most 99999999.99 ${target}.`);
   }
   if (failures.length > 0 || !parsed.ok || !currency || !quote || !methods.ok) throw ApiError.fields(failures);

@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
-import { exponentOf } from '../payments/payment-record';
+import { exponentOf } from '../lib/currencies';
 import { findCheckout, lockCheckout, type CheckoutRow } from './checkout-record';
 import type { CheckoutMethod, CheckoutMode, CheckoutStatus } from './states';
 import { isFinalCheckoutStatus } from './states';

@@ -3,21 +3,22 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
 import { joinCheckout } from '../payments/create-payment';
-import { exponentOf, type PaymentRow } from '../payments/payment-record';
+import { type PaymentRow } from '../payments/payment-record';
+import { exponentOf } from '../lib/currencies';
 import { sendPayment } from '../payments/send-payment';
 import { createCard, normaliseCard } from '../vault/create-card';
 import { createPerson, normalisePerson } from '../vault/create-person';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
 import type { CardAttemptInput } from './schemas';
 import { prepareAttempt } from './start-attempt';
-import { STARTING, syncCheckout } from './sync-checkout';
+import { syncCheckout } from './sync-checkout';
 
 /**
  * The card form of the public page: the same person → card → sendPayment path a merchant's own
  * integration takes, run server-side so card data never reaches the merchant. Phases:
  * 1. check the payer's and the card's fields (the vault's own rules), before anything is stored;
  * 2. claim the session for this attempt (lock, sync, cancel an open PIX or boleto of a switching
- *    customer, mark the attempt STARTING so a second submit is refused with 409);
+ *    customer, mark the card attempt started so a second submit is refused with 409);
  * 3. create the person and card (the processor verifies the card) and send the payment: the one a
  *    single-method session opened at generation, waiting CREATED for this card, or a new one;
  * 4. attach the payment to the session. Without saveCard the card is made INACTIVE at once, so it can
@@ -44,7 +45,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
     const session = await syncCheckout(trx, locked, now);
     const waiting = await prepareAttempt(trx, session, 'CREDITCARD', now);
     // The payment generation opened is this attempt (no new one is counted); otherwise one starts now.
-    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + (waiting ? 0 : 1) });
+    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: null, card_attempt_started_at: now, attempts: session.attempts + (waiting ? 0 : 1) });
     return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts, waiting: waiting?.payment_token };
   });
 
@@ -68,10 +69,11 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
   } catch (error) {
     await ctx.db.transaction().execute(async (trx) => {
       const session = await lockCheckout(trx, checkoutId);
-      if (session?.current_payment_status === STARTING) {
+      if (session?.card_attempt_started_at) {
         await updateCheckout(trx, session, await merchantNow(trx, merchantId), {
           current_payment_token: previous.token,
           current_payment_status: previous.status,
+          card_attempt_started_at: null,
           attempts: previous.attempts,
         });
       }
@@ -99,7 +101,7 @@ export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, paym
     if (!seen.save_card && payment.card_id) {
       await trx.updateTable('cards').set({ status: 'INACTIVE' }).where('id', '=', payment.card_id).execute();
     }
-    const attached = await updateCheckout(trx, locked, now, { current_payment_token: payment.payment_token, current_payment_status: payment.status });
+    const attached = await updateCheckout(trx, locked, now, { current_payment_token: payment.payment_token, current_payment_status: payment.status, card_attempt_started_at: null });
     return syncCheckout(trx, attached, await merchantNow(trx, seen.merchant_id));
   });
 }

@@ -12,7 +12,7 @@ import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './
 import { attachCardPayment } from './pay-with-card';
 import type { DebitAttemptInput } from './schemas';
 import { prepareAttempt } from './start-attempt';
-import { STARTING, syncCheckout } from './sync-checkout';
+import { syncCheckout } from './sync-checkout';
 
 /** What the page does next: pay is done (the outcome follows on the status poll), or show the challenge. */
 export type DebitAnswer = { status: 'SENT'; payment: PaymentRow } | { status: 'CHALLENGE'; challengeUrl: string };
@@ -34,7 +34,7 @@ export function parseBrazilianPhone(input: string): { area: number; number: numb
  * The debit card form of the public page: a debit card is authenticated with 3DS before it pays, and the
  * challenge, when the issuer asks for one, is shown inside the checkout page. Phases:
  * 1. check the payer's, the phone's and the card's fields before anything is stored;
- * 2. claim the session for this attempt (as the credit card form does: STARTING, 409 to a second submit);
+ * 2. claim the session for this attempt (as the credit card form does: card_attempt_started_at, 409 to a second submit);
  * 3. authenticate with the same 3DS server the browser library uses (three-ds/start-authentication.ts),
  *    with the session's contract, reference, amount and language; the page's own origin is the one the
  *    challenge page may talk to;
@@ -87,7 +87,7 @@ export async function startDebitAttempt(ctx: AppContext, checkoutId: string, inp
       const row = await ctx.db.selectFrom('three_ds_authentications').select('payment_token').where('id', '=', answer.id).executeTakeFirstOrThrow();
       await ctx.db.transaction().execute(async (trx) => {
         const session = await lockCheckout(trx, checkoutId);
-        if (session?.current_payment_status === STARTING) await updateCheckout(trx, session, now, { current_payment_token: row.payment_token });
+        if (session?.card_attempt_started_at) await updateCheckout(trx, session, now, { current_payment_token: row.payment_token, current_payment_status: null });
       });
       return { status: 'CHALLENGE', challengeUrl: `${answer.challengeUrl}?lang=${input.lang ?? 'pt'}` };
     }
@@ -107,7 +107,7 @@ export async function startDebitAttempt(ctx: AppContext, checkoutId: string, inp
 export async function completeDebitAttempt(ctx: AppContext, checkoutId: string): Promise<DebitAnswer> {
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
-  const token = seen.current_payment_status === STARTING ? seen.current_payment_token : null;
+  const token = seen.card_attempt_started_at ? seen.current_payment_token : null;
   const auth = token
     ? await ctx.db.selectFrom('three_ds_authentications').select(['id', 'status', 'payment_token']).where('payment_token', '=', token).where('merchant_id', '=', seen.merchant_id).executeTakeFirst()
     : undefined;
@@ -150,7 +150,7 @@ async function claim(ctx: AppContext, checkoutId: string, now: Date): Promise<Pr
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
     const session = await syncCheckout(trx, locked, now);
     const waiting = await prepareAttempt(trx, session, 'DEBITCARD', now);
-    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: STARTING, attempts: session.attempts + (waiting ? 0 : 1) });
+    await updateCheckout(trx, session, now, { status: 'PROCESSING', current_payment_status: null, card_attempt_started_at: now, attempts: session.attempts + (waiting ? 0 : 1) });
     return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts, waiting: waiting?.payment_token };
   });
 }
@@ -159,10 +159,11 @@ async function claim(ctx: AppContext, checkoutId: string, now: Date): Promise<Pr
 async function release(ctx: AppContext, checkoutId: string, previous: Previous): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const session = await lockCheckout(trx, checkoutId);
-    if (session?.current_payment_status !== STARTING) return;
+    if (!session?.card_attempt_started_at) return;
     await updateCheckout(trx, session, await merchantNow(trx, session.merchant_id), {
       current_payment_token: previous.token,
       current_payment_status: previous.status,
+      card_attempt_started_at: null,
       attempts: previous.attempts,
     });
   });

@@ -2,7 +2,8 @@ import QRCode from 'qrcode';
 import type { Db } from '../db/database';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
-import { customerAmount, exponentOf, type PaymentRow } from '../payments/payment-record';
+import { customerAmount, type PaymentRow } from '../payments/payment-record';
+import { exponentOf } from '../lib/currencies';
 import type { CheckoutPaymentCodesTable } from '../db/tables/checkout';
 import type { Selectable } from 'kysely';
 

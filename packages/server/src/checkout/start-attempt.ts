@@ -13,7 +13,7 @@ import { BrCodeError, formatBrCodeAmount, generateBrCode } from '../rails/pix';
 import { boletoTerm } from './boleto-term';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
 import { attemptOutcome, isCodeMethod, isFinalCheckoutStatus, type CheckoutMethod, type CodeMethod } from './states';
-import { STARTING, syncCheckout } from './sync-checkout';
+import { syncCheckout } from './sync-checkout';
 
 /**
  * The sandbox receiver of PIX and boletos. A real deployment would take the merchant's PIX key, city
@@ -39,7 +39,7 @@ export async function prepareAttempt(trx: Db, session: CheckoutRow, method: Chec
   if (!(session.methods as string[]).includes(method)) {
     throw new ApiError('CHECKOUT_METHOD_NOT_OFFERED', `method: ${method} is not one of this session's methods (${session.methods.join(', ')}).`);
   }
-  if (session.current_payment_status === STARTING) throw new ApiError('CHECKOUT_ATTEMPT_IN_PROGRESS');
+  if (session.card_attempt_started_at) throw new ApiError('CHECKOUT_ATTEMPT_IN_PROGRESS');
   if (!session.current_payment_token) return undefined;
   const current = await lockPayment(trx, session.merchant_id, session.current_payment_token);
   if (!current || attemptOutcome(current.status) !== 'OPEN') return undefined;

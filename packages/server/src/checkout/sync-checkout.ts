@@ -4,11 +4,11 @@ import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../p
 import { updateCheckout, type CheckoutRow } from './checkout-record';
 import { attemptOutcome, isFinalCheckoutStatus, nextCheckoutState, type AttemptOutcome } from './states';
 
-/** A card attempt being set up (person, card, sendPayment) holds the session this long at most. */
-export const STARTING_CLAIM_MS = 120_000;
-
-/** The marker of a card attempt whose payment does not exist yet (see pay-with-card.ts). */
-export const STARTING = 'STARTING';
+/**
+ * A card attempt being set up (person, card, 3DS, sendPayment) holds the session this long at most,
+ * counted from `card_attempt_started_at` (see pay-with-card.ts).
+ */
+export const CARD_ATTEMPT_CLAIM_MS = 120_000;
 
 /**
  * Brings a locked session up to date with its latest attempt and its expiry, in the caller's
@@ -26,8 +26,9 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
   let payment: PaymentRow | undefined;
   if (session.current_payment_token) payment = await lockPayment(trx, session.merchant_id, session.current_payment_token);
   // A card attempt is being set up (pay-with-card.ts); one left behind by a crashed request is forgotten after a while.
-  const claimed = session.current_payment_status === STARTING;
-  const starting = claimed && now.getTime() - session.updated_at.getTime() <= STARTING_CLAIM_MS;
+  const claimedAt = session.card_attempt_started_at;
+  const claimed = claimedAt !== null;
+  const starting = claimedAt !== null && now.getTime() - claimedAt.getTime() <= CARD_ATTEMPT_CLAIM_MS;
   // An attempt's payment waiting for its payer lapses at its own expiry: the session's for most, the end
   // of its due date for a boleto. A card payment being sent right now is left to its sender.
   const lapsed = payment && now.getTime() >= (payment.expires_at ?? session.expires_at).getTime();
@@ -38,21 +39,27 @@ export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Pr
 
   let outcome: AttemptOutcome | null = payment ? attemptOutcome(payment.status) : null;
   let paymentStatus = payment?.status ?? session.current_payment_status;
+  let cardAttemptStartedAt = session.card_attempt_started_at;
   if (starting) {
+    // The attempt's payment is being sent: the session shows no payment status until it is attached.
     outcome = 'OPEN';
-    paymentStatus = STARTING;
-  } else if (claimed && payment?.status !== 'CREATED') {
-    // A forgotten claim: the session goes on as if no attempt were open. (The card payment that
-    // generation opened, still CREATED, is not forgotten: it goes on waiting for its card.)
-    outcome = null;
-    paymentStatus = null;
+    paymentStatus = session.current_payment_status;
+  } else if (claimed) {
+    cardAttemptStartedAt = null;
+    if (payment?.status !== 'CREATED') {
+      // A forgotten claim: the session goes on as if no attempt were open. (The card payment that
+      // generation opened, still CREATED, is not forgotten: it goes on waiting for its card.)
+      outcome = null;
+      paymentStatus = null;
+    }
   }
 
   const next = nextCheckoutState({ mode: session.mode, status: session.status, attempts: await failedAttempts(trx, session.checkout_id), outcome, expired });
-  if (next.status === session.status && paymentStatus === session.current_payment_status) return session;
+  if (next.status === session.status && paymentStatus === session.current_payment_status && cardAttemptStartedAt === session.card_attempt_started_at) return session;
   return updateCheckout(trx, session, now, {
     status: next.status,
     current_payment_status: paymentStatus,
+    card_attempt_started_at: cardAttemptStartedAt,
     ...(next.endReason ? { end_reason: next.endReason } : {}),
   });
 }

@@ -47,7 +47,7 @@ export async function setMerchantConnector(
   const exists = await ctx.db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst();
   if (!exists) throw new ApiError('NOT_FOUND', 'merchantId: merchant not found.');
 
-  const { keyId, ciphertext } = ctx.cardCipher.encrypt(JSON.stringify(credentials));
+  const { keyId, ciphertext } = ctx.secretBox.encrypt(JSON.stringify(credentials));
   const now = new Date();
   const row = await ctx.db
     .insertInto('merchant_connectors')
@@ -66,7 +66,7 @@ export async function listMerchantConnectors(ctx: AppContext, merchantId: string
     merchant_id: row.merchant_id,
     method: row.method,
     connector: row.connector,
-    credential_keys: Object.keys(JSON.parse(ctx.cardCipher.decrypt(row.key_id, row.credentials_ciphertext)) as object).sort(),
+    credential_keys: Object.keys(JSON.parse(ctx.secretBox.decrypt(row.key_id, row.credentials_ciphertext)) as object).sort(),
     updated_at: row.updated_at.toISOString(),
   }));
 }

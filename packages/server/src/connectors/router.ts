@@ -10,7 +10,7 @@ import type {
   Processor,
   VerifyCardInput,
 } from '../processor/processor';
-import type { CardCipher } from '../vault/card-cipher';
+import type { SecretBox } from '../lib/secret-box';
 import type { Connector, ConnectorDefinition } from './connector';
 import { findConnector, type ConnectorPlan } from './plan';
 
@@ -35,7 +35,7 @@ export class ConnectorRouter implements Processor {
 
   constructor(
     private readonly plan: ConnectorPlan,
-    private readonly deps: { db: Db; config: Config; cipher: CardCipher },
+    private readonly deps: { db: Db; config: Config; cipher: SecretBox },
   ) {
     // Instance connectors are built now, so one that refuses this mode stops the start.
     for (const [method, route] of plan.routes) {

@@ -3,7 +3,8 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
-import { exponentOf } from '../payments/payment-record';
+import { exponentOf } from '../lib/currencies';
+import { isUuid } from '../lib/identifiers';
 
 /**
  * The dashboard's read models: lists with search and paging, and the overview's daily figures. The
@@ -29,8 +30,6 @@ export interface PaymentSearch {
   size: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `YYYY-MM-DD` plus days, in UTC (the merchant's dates are UTC dates of its clock). */
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -55,7 +54,7 @@ export async function listPayments(db: Db, merchantId: string, search: PaymentSe
   let query = db.selectFrom('payments').where('merchant_id', '=', merchantId);
   const q = search.q?.trim();
   if (q) {
-    query = UUID.test(q)
+    query = isUuid(q)
       ? query.where((eb) => eb.or([eb('payment_token', '=', q), eb('reference_id', '=', q)]))
       : query.where('reference_id', 'like', `${likeLiteral(q)}%`);
   }

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Authenticator } from '../auth/authenticate';
 import type { LoginLimits } from '../auth/login-limits';
-import { payPayment } from '../checkout/pay-payment';
+import { payPayment } from '../sandbox/pay-payment';
 import { getCheckout } from '../checkout/get-checkout';
 import { CHECKOUT_STATUSES } from '../checkout/states';
 import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';

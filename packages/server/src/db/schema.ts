@@ -183,7 +183,7 @@ export interface CardsTable {
   exp_month: number;
   exp_year: number;
   holder_name: string;
-  /** AES-256-GCM ciphertext of the card number (see vault/card-cipher.ts). */
+  /** AES-256-GCM ciphertext of the card number (see lib/secret-box.ts). */
   number_ciphertext: string;
   key_id: string;
   status: Generated<string>;

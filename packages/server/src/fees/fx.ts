@@ -1,5 +1,5 @@
 import type { Db } from '../db/database';
-import { CURRENCY_EXPONENTS, type Currency } from '../lib/money';
+import { CURRENCY_EXPONENTS, type Currency } from '../lib/currencies';
 import { formatDate } from '../lib/time-format';
 
 /**

@@ -164,7 +164,7 @@ function renewWhileRunning(db: Db, scope: string, key: string, owner: string, le
 }
 
 function seal(ctx: AppContext, body: string): string {
-  const { keyId, ciphertext } = ctx.cardCipher.encrypt(body);
+  const { keyId, ciphertext } = ctx.secretBox.encrypt(body);
   return `${SEALED}${keyId}:${ciphertext}`;
 }
 
@@ -172,7 +172,7 @@ function open(ctx: AppContext, stored: string): string {
   if (!stored.startsWith(SEALED)) return stored;
   const rest = stored.slice(SEALED.length);
   const colon = rest.indexOf(':');
-  return ctx.cardCipher.decrypt(rest.slice(0, colon), rest.slice(colon + 1));
+  return ctx.secretBox.decrypt(rest.slice(0, colon), rest.slice(colon + 1));
 }
 
 /**
@@ -202,7 +202,7 @@ function scopeOf(request: FastifyRequest): string {
  * card body could be brute-forced from the rest of the row).
  */
 function hashRequest(ctx: AppContext, request: FastifyRequest): string {
-  return ctx.cardCipher.keyedDigest('idempotency', `${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`);
+  return ctx.secretBox.keyedDigest('idempotency', `${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPpm, formatAmount, parseAmount, toJsonNumber } from './money';
+import { applyPpm, formatAmount, MAX_AMOUNT_MINOR, parseAmount, readDecimal, toJsonNumber, toMinorUnits } from './money';
 
 describe('money', () => {
   it.each([
@@ -28,6 +28,21 @@ describe('money', () => {
     expect(parseAmount('1.5', 0)).toEqual({ ok: false, reason: 'TOO_MANY_DECIMALS' });
     expect(parseAmount('10000000000000.01', 2)).toEqual({ ok: false, reason: 'TOO_LARGE' });
     expect(parseAmount(Number.NaN, 2).ok).toBe(false);
+  });
+
+  it('reads a plain decimal into its sign, whole digits and significant decimals', () => {
+    expect(readDecimal('-1500.50')).toEqual({ negative: true, whole: '1500', fraction: '5' });
+    expect(readDecimal('007.000')).toEqual({ negative: false, whole: '007', fraction: '' });
+    for (const text of ['', '+1', '1e3', '1 ', '.5', '5.', '1,5', '--1']) expect(readDecimal(text), text).toBeUndefined();
+  });
+
+  it('converts to minor units within the bound, keeping the sign, and refuses more decimals than the exponent', () => {
+    expect(toMinorUnits({ negative: false, whole: '10', fraction: '5' }, 2)).toBe(1050n);
+    expect(toMinorUnits({ negative: true, whole: '1500', fraction: '' }, 0)).toBe(-1500n);
+    expect(toMinorUnits({ negative: false, whole: '10000000000000', fraction: '' }, 2)).toBe(MAX_AMOUNT_MINOR);
+    expect(toMinorUnits({ negative: false, whole: '10000000000000', fraction: '01' }, 2)).toBeUndefined();
+    expect(toMinorUnits({ negative: false, whole: '00000000000000001', fraction: '' }, 2)).toBeUndefined();
+    expect(() => toMinorUnits({ negative: false, whole: '1', fraction: '5' }, 0)).toThrow(RangeError);
   });
 
   it('formats minor units with the exponent', () => {

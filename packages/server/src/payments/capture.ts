@@ -2,8 +2,8 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
-import { parseAmount } from '../lib/money';
-import { changeStatus, exponentOf, lockPayment, type PaymentRow } from './payment-record';
+import { amountFailure, readAmount } from '../pricing/price';
+import { changeStatus, lockPayment, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { PRE_AUTHORIZATION_TTL_MS } from './states';
 
@@ -19,11 +19,12 @@ import { PRE_AUTHORIZATION_TTL_MS } from './states';
  * @example await capturePayment(ctx, merchantId, token, 12.5);
  */
 export async function capturePayment(ctx: AppContext, merchantId: string, paymentToken: string, amount: number): Promise<PaymentRow> {
-  const parsed = parseAmount(amount, 2);
+  // The form and the API's two decimals are checked before the payment is read; its currency's own
+  // exponent once it is.
+  const parsed = readAmount(amount);
   if (!parsed.ok) {
-    throw parsed.reason === 'TOO_MANY_DECIMALS'
-      ? new ApiError('AMOUNT_DECIMALS', 'amount: Value must have a maximum of two decimal places.')
-      : new ApiError('FIELD_FORMAT', 'amount: must be a positive decimal number.');
+    const failure = amountFailure(parsed.reason, { amountField: 'amount', format: 'a positive decimal number' });
+    throw new ApiError(failure.key, failure.description);
   }
   const now = await merchantNow(ctx.db, merchantId);
   const payment = await ctx.db.transaction().execute(async (trx) => {
@@ -33,7 +34,7 @@ export async function capturePayment(ctx: AppContext, merchantId: string, paymen
     if (payment.pre_authorized_at && now.getTime() - payment.pre_authorized_at.getTime() >= PRE_AUTHORIZATION_TTL_MS) {
       throw new ApiError('PRE_AUTHORIZATION_EXPIRED');
     }
-    const inCurrency = parseAmount(amount, exponentOf(payment.original_currency));
+    const inCurrency = readAmount(amount, payment.original_currency);
     if (!inCurrency.ok) throw new ApiError('FIELD_FORMAT', `amount: has more decimals than ${payment.original_currency} allows.`);
     const requestedMinor = inCurrency.minor;
     if (requestedMinor <= 0n || requestedMinor > payment.original_amount_minor) {

@@ -10,6 +10,7 @@ import type { CardRow } from '../vault/lookup';
 import { createPayments, type NewPayment } from './create-payment';
 import { paymentEvent, type PaymentRow, type StatusJournals } from './payment-record';
 import { PAYMENT_STATES, UNCHARGED_STATUSES } from './states';
+import { isUuid } from '../lib/identifiers';
 
 /**
  * The card payment hot path: the statements that the calls arriving together share (lib/batch.ts).
@@ -47,8 +48,6 @@ export const authorizationStatements = onePer((db: Db) => ({
   settle: batchCalls((outcomes: readonly AuthorizationOutcome[]) => settleAuthorizations(db, outcomes)),
 }));
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export interface ContextKey {
   merchantId: string;
   personId: string;
@@ -76,8 +75,8 @@ export async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): 
   const wanted = keys.map((key, n) => ({
     n,
     merchant_id: key.merchantId,
-    person_id: UUID.test(key.personId) ? key.personId : null,
-    card_id: UUID.test(key.cardId) ? key.cardId : null,
+    person_id: isUuid(key.personId) ? key.personId : null,
+    card_id: isUuid(key.cardId) ? key.cardId : null,
     idempotency_key: key.idempotencyKey,
   }));
   // The id lists let the planner look rows up by key whatever it guesses of the JSON's size.

@@ -2,11 +2,13 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { postJournals, type JournalInput } from '../ledger/ledger';
-import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
+import { toJsonNumber } from '../lib/money';
+import { exponentOf } from '../lib/currencies';
 import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { PAYMENT_STATES, UNCHARGED_STATUSES, type PaymentStatus } from './states';
+import { isUuid } from '../lib/identifiers';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 
@@ -17,7 +19,7 @@ export type PaymentRow = Selectable<PaymentsTable>;
  * @example const payment = await lockPayment(trx, merchantId, token);
  */
 export async function lockPayment(trx: Db, merchantId: string, paymentToken: string): Promise<PaymentRow | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(paymentToken)) return undefined;
+  if (!isUuid(paymentToken)) return undefined;
   return trx
     .selectFrom('payments')
     .selectAll()
@@ -154,10 +156,6 @@ export function paymentEventData(payment: EventFields): Record<string, unknown> 
  */
 export function methodCountry(method: string): 'BR' | 'MX' {
   return METHOD_MARKET[method as CheckoutMethod]?.country ?? 'BR';
-}
-
-export function exponentOf(currency: string): number {
-  return CURRENCY_EXPONENTS[currency as Currency] ?? 2;
 }
 
 /** What the customer is charged: the amount plus customer fees. */

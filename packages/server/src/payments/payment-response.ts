@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { refreshToken } from '../auth/refresh-token';
 import type { AppContext } from '../context';
 import { toJsonNumber } from '../lib/money';
-import { exponentOf, type PaymentRow } from './payment-record';
+import { type PaymentRow } from './payment-record';
+import { exponentOf } from '../lib/currencies';
 import type { SendPaymentResult } from './send-payment';
 
 /**

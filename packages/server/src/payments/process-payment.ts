@@ -69,7 +69,7 @@ async function send(ctx: AppContext, payment: PaymentRow, card: ProcessorCardRow
     const auth = job.authentication;
     return ctx.processor.authorize({
       ...base,
-      card: processorCard(ctx.cardCipher, card),
+      card: processorCard(ctx.secretBox, card),
       amountMinor: payment.amount_minor + payment.customer_fees_minor,
       currency: payment.currency,
       installments: payment.installments,

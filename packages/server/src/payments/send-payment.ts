@@ -3,10 +3,10 @@ import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { computeFees, type AppliedFee } from '../fees/fee-plan';
-import { convert } from '../fees/fx';
+import type { FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
 import { enqueue } from '../jobs/queue';
-import { isCurrency, parseAmount, CURRENCY_EXPONENTS } from '../lib/money';
+import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 import { authorizationJob, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
 import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
@@ -14,8 +14,13 @@ import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { claimAuthentication } from '../three-ds/verify-authentication';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
 
-/** The smallest card payment, in BRL cents (spec: "not less than 1.00 in BRL"). */
-export const MINIMUM_BRL_MINOR = 100n;
+/** How sendPayment names its price's fields and words their failures (pricing/price.ts has the rules). */
+const PRICE_WORDING: PriceWording = {
+  amountField: 'payment.amount',
+  assetField: 'payment.asset',
+  format: 'a decimal number such as "10.50"',
+  largest: 'the maximum payment',
+};
 
 export interface SendPaymentResult {
   payment: PaymentRow;
@@ -48,15 +53,10 @@ export async function sendPayment(
   if (loaded.existingToken) return existingPayment(ctx.db, merchantId, loaded.existingToken);
   if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
 
-  const asset = input.payment.asset.toUpperCase();
-  const currency = isCurrency(asset) ? asset : undefined;
-  if (!currency) fail('CURRENCY_UNSUPPORTED', `payment.asset: ${input.payment.asset} is not supported; use BRL or one of ${Object.keys(CURRENCY_EXPONENTS).join(', ')}.`);
-  const parsed = parseAmount(input.payment.amount, currency ? CURRENCY_EXPONENTS[currency] : 2, 2);
-  if (!parsed.ok) {
-    if (parsed.reason === 'TOO_MANY_DECIMALS') fail('AMOUNT_DECIMALS', 'payment.amount: Value must have a maximum of two decimal places.');
-    else if (parsed.reason === 'TOO_LARGE') fail('FIELD_OUT_OF_RANGE', 'payment.amount: is larger than the maximum payment.');
-    else fail('FIELD_FORMAT', 'payment.amount: must be a decimal number such as "10.50".');
-  }
+  const price = readPrice(input.payment.amount, input.payment.asset, PRICE_WORDING);
+  const { currency, amount: parsed } = price;
+  if (price.assetFailure) failures.push(price.assetFailure);
+  if (price.amountFailure) failures.push(price.amountFailure);
   const debit = input.payment.method === 'DEBITCARD';
   if (debit && !input.authentication) fail('AUTHENTICATION_REQUIRED', 'authentication: is required for DEBITCARD payments.');
   if (debit && (input.payment.installments > 1 || input.payment.delay_capture === true)) {
@@ -74,10 +74,11 @@ export async function sendPayment(
   if (card && card.status !== 'ACTIVE') fail('CARD_NOT_ACTIVE', 'public_card_id: the card is not ACTIVE.');
 
   // Amount rules come after shape rules so one bad request always gets the same answer.
-  let quote: Awaited<ReturnType<typeof convert>> | undefined;
+  let quote: FxQuote | undefined;
   if (parsed.ok && currency) {
-    quote = await convert(ctx.db, parsed.minor, currency, 'BRL');
-    if (quote.convertedMinor < MINIMUM_BRL_MINOR) fail('AMOUNT_BELOW_MINIMUM', 'payment.amount: must be at least 1.00 BRL.');
+    const charged = await chargedPrice(ctx.db, parsed.minor, currency, 'BRL', PRICE_WORDING.amountField);
+    quote = charged.quote;
+    if (charged.failure) failures.push(charged.failure);
   }
   if (failures.length > 0 || !parsed.ok || !currency || !quote || !person || !card) throw ApiError.fields(failures);
 

@@ -7,9 +7,9 @@ import { toJsonNumber } from '../lib/money';
 import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
 import { refundView } from '../refunds/refund-record';
-import { exponentOf, methodCountry, type PaymentRow } from './payment-record';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { methodCountry, type PaymentRow } from './payment-record';
+import { exponentOf } from '../lib/currencies';
+import { isUuid } from '../lib/identifiers';
 
 /**
  * Everything transaction details shows, for many payments in one statement: the payment with its
@@ -96,7 +96,7 @@ const readersOf = onePer((db: Db) => batchCalls((tokens: readonly string[]) => l
  * @example const details = await transactionDetails(ctx, merchantId, token);
  */
 export async function transactionDetails(ctx: AppContext, merchantId: string, paymentToken: string) {
-  if (!UUID.test(paymentToken)) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
+  if (!isUuid(paymentToken)) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
   const row = await readersOf(ctx.db)(paymentToken.toLowerCase());
   // Another merchant's payment is not found, exactly like a missing one.
   if (!row || row.merchant_id !== merchantId) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');

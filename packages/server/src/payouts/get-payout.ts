@@ -1,6 +1,7 @@
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { isTxId, payoutItem, type PayoutItem } from './payout-record';
+import { payoutItem, type PayoutItem } from './payout-record';
+import { isUuid } from '../lib/identifiers';
 
 /** A payout as `GET /payoutTransaction/<tx_id>` shows it: the response item and, once refused, why. */
 export interface PayoutView extends PayoutItem {
@@ -14,7 +15,7 @@ export interface PayoutView extends PayoutItem {
  * @example const payout = await getPayout(ctx, merchantId, txId); // payout.status === 'PAID'
  */
 export async function getPayout(ctx: AppContext, merchantId: string, txId: string): Promise<PayoutView> {
-  const payout = isTxId(txId)
+  const payout = isUuid(txId)
     ? await ctx.db.selectFrom('payouts').selectAll().where('tx_id', '=', txId).where('merchant_id', '=', merchantId).executeTakeFirst()
     : undefined;
   if (!payout) throw new ApiError('NOT_FOUND', 'tx_id: no payout with this tx_id.');

@@ -1,9 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { JournalLine } from '../ledger/ledger';
-import { CURRENCY_EXPONENTS, toJsonNumber, type Currency } from '../lib/money';
+import { toJsonNumber } from '../lib/money';
+import { exponentOf } from '../lib/currencies';
 import type { PayoutStatus } from './states';
 import type { PayoutsTable } from './tables';
+import { isUuid } from '../lib/identifiers';
 
 /** A stored payout, as read from (or about to be written to) the `payouts` table. */
 export type PayoutRecord = Selectable<PayoutsTable>;
@@ -24,30 +26,14 @@ export interface PayoutItem {
   status: PayoutStatus;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Whether a string can be a tx_id. The column is a uuid, and PostgreSQL fails a comparison with a
- * malformed one, so anything else is "not found" before it reaches the database.
- * @example isTxId('not-a-uuid') // false
- */
-export function isTxId(value: string): boolean {
-  return UUID.test(value);
-}
-
 /**
  * Loads a payout and locks its row for the rest of the transaction, so the worker and any other
  * writer that races on one payout are serialised and the second sees the first's result.
  * @example const payout = await lockPayout(trx, txId);
  */
 export async function lockPayout(trx: Db, txId: string): Promise<PayoutRecord | undefined> {
-  if (!isTxId(txId)) return undefined;
+  if (!isUuid(txId)) return undefined;
   return trx.selectFrom('payouts').selectAll().where('tx_id', '=', txId).forUpdate().executeTakeFirst();
-}
-
-/** @example exponentOf('CLP') // 0 */
-export function exponentOf(currency: string): number {
-  return CURRENCY_EXPONENTS[currency as Currency] ?? 2;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Db } from '../db/database';
 import { computeFees, type AppliedFee, type FeeRule } from '../fees/fee-plan';
 import { convert, MissingRateError } from '../fees/fx';
-import { CURRENCY_EXPONENTS, formatAmount, type Currency } from '../lib/money';
+import { formatAmount } from '../lib/money';
+import { CURRENCY_EXPONENTS, type Currency } from '../lib/currencies';
 import type { ErrorKey } from '../http/errors';
 
 /** What is priced: the merchant's amount, in its currency, and the currency it is paid out in. */

@@ -1,7 +1,8 @@
 /**
  * The processor contract: everything Colibri asks of the outside world that moves money. The sandbox
- * simulator (sandbox-simulator.ts) implements it; a live adapter would translate a real acquirer's and
- * bank's statuses into these results inside itself, so no processor vocabulary leaks into the domains.
+ * simulator (sandbox-simulator.ts) implements it; like every connector it translates its acquirer's and
+ * banks' codes into these results inside itself (sandbox-codes.ts; connectors/adyen/adyen-codes.ts for
+ * Adyen), so no processor vocabulary leaks into the domains.
  *
  * Colibri reaches processors through connectors (connectors/, docs/connectors.md): each connector
  * implements this contract for the methods it serves, and the connector router picks one per merchant

@@ -17,12 +17,16 @@ import {
   type ProcessorOperation,
   type VerifyCardInput,
 } from './processor';
+import { translateSandboxCode, type SandboxDeclineCode } from './sandbox-codes';
 
-/** The contract's simulator test cards and what they do (docs/payments.md lists them). */
-export const TEST_CARD_OUTCOMES: Readonly<Record<string, OperationResult>> = {
-  '4000000000000002': { status: 'DECLINED', code: '51', description: 'Insufficient funds' },
-  '4000000000000069': { status: 'DECLINED', code: '54', description: 'Expired card' },
-  '4000000000000119': { status: 'ERROR', code: '96', description: 'Processor system malfunction' },
+/**
+ * The contract's simulator test cards that the simulated acquirer refuses, with its ISO 8583 response
+ * code (docs/payments.md lists them; sandbox-codes.ts translates the codes).
+ */
+export const TEST_CARD_DECLINES: Readonly<Record<string, SandboxDeclineCode>> = {
+  '4000000000000002': '51',
+  '4000000000000069': '54',
+  '4000000000000119': '96',
 };
 /** Fails `/checkout/card` verification as a wrong CVV would. */
 export const CVV_FAILURE_CARD = '4000000000000127';
@@ -42,7 +46,8 @@ export type SandboxFault = 'UNAVAILABLE' | 'TIMEOUT';
  * The sandbox processor: a real implementation of the processor contract with its own books (the
  * `sandbox_operations` table), so an operation's outcome survives restarts and can be queried by
  * reference, like a real acquirer's. Outcomes are decided by the card number (the contract's test
- * cards) and are deterministic. Latency is configurable, and faults can be injected per merchant and
+ * cards) and are deterministic. The simulated acquirer and banks refuse in their own codes, which are
+ * translated into Colibri's (sandbox-codes.ts) before they are recorded or returned. Latency is configurable, and faults can be injected per merchant and
  * operation through `/sandbox/processor/faults`.
  */
 export class SandboxSimulator implements Processor {
@@ -58,14 +63,15 @@ export class SandboxSimulator implements Processor {
 
   async verifyCard(input: VerifyCardInput): Promise<OperationResult> {
     return this.operate(input.merchantId, 'verifyCard', input.reference, () =>
-      input.card.number === CVV_FAILURE_CARD
-        ? { status: 'DECLINED', code: 'N7', description: 'CVV verification failed' }
-        : approved(),
+      input.card.number === CVV_FAILURE_CARD ? refused('N7') : approved(),
     );
   }
 
   async authorize(input: AuthorizeInput): Promise<OperationResult> {
-    return this.operate(input.merchantId, 'authorize', input.reference, () => TEST_CARD_OUTCOMES[input.card.number] ?? approved());
+    return this.operate(input.merchantId, 'authorize', input.reference, () => {
+      const code = TEST_CARD_DECLINES[input.card.number];
+      return code ? refused(code) : approved();
+    });
   }
 
   async capture(input: FollowUpInput): Promise<OperationResult> {
@@ -78,17 +84,13 @@ export class SandboxSimulator implements Processor {
 
   async refund(input: FollowUpInput): Promise<OperationResult> {
     return this.operate(input.merchantId, 'refund', input.reference, () =>
-      input.amountMinor % 100n === REFUND_DECLINE_CENTS
-        ? { status: 'DECLINED', code: 'REFUND_REJECTED', description: 'The payer institution rejected the refund' }
-        : approved(),
+      input.amountMinor % 100n === REFUND_DECLINE_CENTS ? refused('MS03') : approved(),
     );
   }
 
   async payout(input: PayoutInput): Promise<OperationResult> {
     return this.operate(input.merchantId, 'payout', input.reference, () =>
-      input.accountNumber.endsWith(PAYOUT_REJECT_SUFFIX)
-        ? { status: 'DECLINED', code: 'ACCOUNT_CLOSED', description: 'The recipient account is closed or does not exist' }
-        : approved(),
+      input.accountNumber.endsWith(PAYOUT_REJECT_SUFFIX) ? refused('AC04') : approved(),
     );
   }
 
@@ -196,4 +198,9 @@ interface UnfaultedOperation {
 
 function approved(): OperationResult {
   return { status: 'APPROVED', processorId: `sim_${randomUUID()}` };
+}
+
+/** A refusal in the simulator's own code, translated at the connector's edge before it is recorded. */
+function refused(code: SandboxDeclineCode): OperationResult {
+  return translateSandboxCode(code);
 }

@@ -3,6 +3,7 @@ import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { toJsonNumber } from '../lib/money';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
+import { exponentOf } from '../lib/currencies';
 import { formatDateTimeMillis } from '../lib/time-format';
 import type { RefundsTable } from '../db/tables/refunds';
 import { REFUND_STATES, type RefundStatus } from './states';
@@ -63,7 +64,7 @@ export function refundView(
     payment_token: refund.payment_token,
     created_at: formatDateTimeMillis(refund.created_at),
     refund_status: refund.status,
-    amount: toJsonNumber(refund.amount_minor, 2),
+    amount: toJsonNumber(refund.amount_minor, exponentOf(refund.currency)),
     currency: refund.currency,
     error_code: refund.error_code,
     error_description: refund.error_description,

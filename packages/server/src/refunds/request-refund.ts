@@ -3,7 +3,9 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { enqueue } from '../jobs/queue';
-import { formatAmount, parseAmount } from '../lib/money';
+import { formatAmount } from '../lib/money';
+import { exponentOf } from '../lib/currencies';
+import { amountFailure, readAmount } from '../pricing/price';
 import { lockPayment } from '../payments/payment-record';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { validateDestination, type DestinationInput } from './destination';
@@ -11,14 +13,13 @@ import { announce, changeRefundStatus, type RefundRow } from './refund-record';
 import { refundReference, SETTLE_REFUND_JOB, type SettleRefundJob } from './settle-refund';
 import { PENDING_REFUND_STATUSES } from './states';
 import { REFUNDABLE_STATUSES, REFUND_RULES, refundDeadline, type RefundFailure } from './rules';
+import { isUuid } from '../lib/identifiers';
 
 export interface RefundRequest extends DestinationInput {
   payment_token: string;
   amount?: number | undefined;
   notification_url?: string | undefined;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `POST /refund`, in three phases:
@@ -35,22 +36,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export async function requestRefund(ctx: AppContext, merchantId: string, input: RefundRequest, options: { idempotencyKey?: string | undefined } = {}): Promise<RefundRow> {
   const idempotencyKey = options.idempotencyKey ?? null;
-  let requestedMinor: bigint | undefined;
-  if (input.amount !== undefined) {
-    const parsed = parseAmount(input.amount, 2);
-    if (!parsed.ok) {
-      throw parsed.reason === 'TOO_MANY_DECIMALS'
-        ? new ApiError('AMOUNT_DECIMALS', 'amount: Value must have a maximum of two decimal places.')
-        : new ApiError('FIELD_FORMAT', 'amount: must be a positive decimal number.');
-    }
-    requestedMinor = parsed.minor;
+  // The form and the API's two decimals are checked before the payment is read; the amount is read in
+  // the payment's currency once it is.
+  const parsed = input.amount === undefined ? undefined : readAmount(input.amount);
+  if (parsed && !parsed.ok) {
+    const failure = amountFailure(parsed.reason, { amountField: 'amount', format: 'a positive decimal number' });
+    throw new ApiError(failure.key, failure.description);
   }
   const now = await merchantNow(ctx.db, merchantId);
 
   // Refused, with nothing written, when no connector serves the payment's method (live mode). Asked
   // before the transaction: the router may read the merchant's own connectors, which must not wait
   // on a connection the transaction holds (PGlite has one).
-  const seenMethod = !UUID.test(input.payment_token) ? undefined : await ctx.db.selectFrom('payments').select('method').where('merchant_id', '=', merchantId).where('payment_token', '=', input.payment_token).executeTakeFirst();
+  const seenMethod = !isUuid(input.payment_token) ? undefined : await ctx.db.selectFrom('payments').select('method').where('merchant_id', '=', merchantId).where('payment_token', '=', input.payment_token).executeTakeFirst();
   if (seenMethod) await ctx.connectors.requireMethod(merchantId, seenMethod.method as PaymentMethodName);
 
   const reserved = await ctx.db.transaction().execute(async (trx) => {
@@ -81,10 +79,12 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
       .executeTakeFirstOrThrow();
     const total = payment.captured_minor + payment.customer_fees_minor;
     const refundable = total - payment.refunded_minor - BigInt(pending.total);
-    const amount = requestedMinor ?? refundable;
+    const requested = input.amount === undefined ? undefined : readAmount(input.amount, payment.currency);
+    if (requested && !requested.ok) throw new ApiError('FIELD_FORMAT', `amount: has more decimals than ${payment.currency} allows.`);
+    const amount = requested?.minor ?? refundable;
     const failures: RefundFailure[] = [];
     if (amount <= 0n || amount > refundable) {
-      failures.push({ key: 'REFUND_AMOUNT_EXCEEDS_REFUNDABLE', description: `amount: must be less than or equal to the amount still refundable (${formatAmount(refundable > 0n ? refundable : 0n, 2)}).` });
+      failures.push({ key: 'REFUND_AMOUNT_EXCEEDS_REFUNDABLE', description: `amount: must be less than or equal to the amount still refundable (${formatAmount(refundable > 0n ? refundable : 0n, exponentOf(payment.currency))}).` });
     } else if (!rules.partial && amount !== total) {
       failures.push({ key: 'PARTIAL_REFUND_NOT_ALLOWED', description: `amount: ${payment.method} payments are refunded whole only.` });
     }

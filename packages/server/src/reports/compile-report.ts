@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { CURRENCY_EXPONENTS } from '../lib/money';
+import { CURRENCY_EXPONENTS } from '../lib/currencies';
 import { inPositionOrder, splitIntoExpressions, type Indexed } from './column-expressions';
 import { dynamicRange, literalRange, type TimeRange } from './dynamic-values';
 import { catalogueField, sourceQuery, type CatalogueField, type FieldType } from './field-catalogue';

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { CardsTable, PersonsTable } from '../db/schema';
 import { CHECKOUT_METHODS, METHOD_MARKET } from '../checkout/states';
-import { CURRENCY_EXPONENTS } from '../lib/money';
+import { CURRENCIES as CURRENCY_CODES } from '../lib/currencies';
 import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import type { PayoutsTable } from '../payouts/tables';
@@ -124,7 +124,7 @@ const METHODS = [...CHECKOUT_METHODS, 'BANK_TRANSFER'];
 /** Where a payment's method is paid: MX for the Mexican methods, BR for the others (checkout/states.ts). */
 const MEXICAN_METHODS = CHECKOUT_METHODS.filter((m) => METHOD_MARKET[m].country === 'MX');
 const CARD_SCHEMES = ['VISA', 'MASTER', 'ELO', 'AMERICAN_EXPRESS', 'DINERS_CLUB', 'DISCOVER', 'JCB'];
-const CURRENCIES = Object.keys(CURRENCY_EXPONENTS);
+const CURRENCIES: readonly string[] = CURRENCY_CODES;
 const TAX_ID_TYPE_VALUES = [...new Set<string>(['CPF', 'CNPJ', ...Object.values(TAX_ID_TYPES).flat()])];
 const ACCOUNT_TYPE_VALUES = [...new Set<string>(Object.values(ACCOUNT_TYPES).flat())];
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
-import { payPayment } from '../checkout/pay-payment';
+import { payPayment } from './pay-payment';
 import { SandboxPayResponse } from '../checkout/schemas';
 import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';

@@ -1,7 +1,7 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError, type ErrorKey } from '../http/errors';
-import type { Currency } from '../lib/money';
+import type { Currency } from '../lib/currencies';
 import type { PaymentRow } from '../payments/payment-record';
 import { isIsoDate } from '../rails/calendar';
 import { checkAmount } from './amount';

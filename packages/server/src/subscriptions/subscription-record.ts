@@ -2,21 +2,20 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
-import { exponentOf } from '../payments/payment-record';
+import { exponentOf } from '../lib/currencies';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { SUBSCRIPTION_STATES, type SubscriptionStatus } from './states';
 import type { SubscriptionsTable } from './tables';
+import { isUuid } from '../lib/identifiers';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A merchant's subscription; another merchant's, or a malformed id, is simply not found.
  * @example const subscription = await findSubscription(db, merchantId, id);
  */
 export async function findSubscription(db: Db, merchantId: string, id: string): Promise<SubscriptionRow | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   return db.selectFrom('subscriptions').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
 }
 
@@ -28,7 +27,7 @@ export async function findSubscription(db: Db, merchantId: string, id: string): 
  * @example const subscription = await lockSubscription(trx, id, { skipLocked: true });
  */
 export async function lockSubscription(trx: Db, id: string, options: { merchantId?: string; skipLocked?: boolean } = {}): Promise<SubscriptionRow | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   let query = trx.selectFrom('subscriptions').selectAll().where('id', '=', id);
   if (options.merchantId !== undefined) query = query.where('merchant_id', '=', options.merchantId);
   const locked = query.forUpdate();

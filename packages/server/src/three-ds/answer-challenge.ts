@@ -7,8 +7,7 @@ import type { AuthenticationAnswerBody } from './schemas';
 import { answerOf } from './start-authentication';
 import { canMove } from '../lib/state-machine';
 import { CHALLENGE_TTL_MS, THREE_DS_STATES } from './states';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../lib/identifiers';
 
 /**
  * The simulated ACS takes the customer's answer to its challenge (`POST /3ds/challenges/<id>`):
@@ -19,7 +18,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * @example await answerChallenge(ctx, id, '123456') // { id, status: 'SUCCESS', paymentToken }
  */
 export async function answerChallenge(ctx: AppContext, id: string, code: string): Promise<AuthenticationAnswerBody> {
-  if (!UUID.test(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
+  if (!isUuid(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
   const answered = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('three_ds_authentications').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     // Only authentications that asked for a challenge have one (a card row exists for them, unless the
@@ -39,7 +38,7 @@ export async function answerChallenge(ctx: AppContext, id: string, code: string)
     }
     const card = row.card_id === null ? undefined : await trx.selectFrom('cards').select('scheme').where('id', '=', row.card_id).executeTakeFirstOrThrow();
     const value = issueAuthenticationValue(card?.scheme ?? 'VISA');
-    const cavv = ctx.cardCipher.encrypt(value.cavv);
+    const cavv = ctx.secretBox.encrypt(value.cavv);
     return trx
       .updateTable('three_ds_authentications')
       .set({

@@ -3,8 +3,7 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
 import { CHALLENGE_PASS_CODE } from './directory-server';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../lib/identifiers';
 
 /**
  * The challenge page's words. English by default (the library frames it over any merchant's page);
@@ -87,7 +86,7 @@ export interface ChallengePage {
  */
 export async function renderChallengePage(ctx: AppContext, id: string, lang: ChallengeLang = 'en'): Promise<ChallengePage> {
   const t = CHALLENGE_TEXT[lang];
-  if (!UUID.test(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
+  if (!isUuid(id)) throw new ApiError('THREE_DS_CHALLENGE_NOT_FOUND');
   const row = await ctx.db
     .selectFrom('three_ds_authentications as a')
     .leftJoin('cards as c', 'c.id', 'a.card_id')

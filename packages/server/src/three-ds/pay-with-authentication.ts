@@ -1,13 +1,14 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { CURRENCY_EXPONENTS, formatAmount, isCurrency, parseAmount } from '../lib/money';
+import { formatAmount } from '../lib/money';
+import { exponentOf } from '../lib/currencies';
+import { readAmount } from '../pricing/price';
 import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';
 import { canMove } from '../lib/state-machine';
 import { AUTHENTICATION_TTL_MS, THREE_DS_STATES } from './states';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../lib/identifiers';
 
 /**
  * `POST /checkout/3ds/payment`: pays with a successful 3DS authentication. Phases:
@@ -25,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken, amount: '150.50', reference_id: 'order-1' });
  */
 export async function payWithAuthentication(ctx: AppContext, merchantId: string, input: ThreeDsPaymentInput): Promise<SendPaymentResult> {
-  if (!UUID.test(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
+  if (!isUuid(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
   const now = await merchantNow(ctx.db, merchantId);
   const claimed = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx
@@ -38,8 +39,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
     if (!row) throw new ApiError('THREE_DS_NOT_FOUND');
     if (row.payment_token !== input.paymentToken.toLowerCase()) throw new ApiError('THREE_DS_TOKEN_MISMATCH');
     // The amount and reference come from the merchant's server, never from the browser that authenticated.
-    const exponent = isCurrency(row.currency) ? CURRENCY_EXPONENTS[row.currency] : 2;
-    const amount = parseAmount(input.amount, exponent, 2);
+    const amount = readAmount(input.amount, row.currency);
     if (!amount.ok) throw new ApiError('FIELD_FORMAT', 'amount: must be a decimal number such as "150.50".');
     if (amount.minor !== row.amount_minor) throw new ApiError('THREE_DS_AMOUNT_MISMATCH');
     if (input.reference_id !== row.reference_id) throw new ApiError('THREE_DS_REFERENCE_MISMATCH');
@@ -69,13 +69,13 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
         public_person_id: claimed.person_id,
         public_card_id: claimed.card_id,
         payment: {
-          amount: formatAmount(claimed.amount_minor, 2),
+          amount: formatAmount(claimed.amount_minor, exponentOf(claimed.currency)),
           method: claimed.method === 'DEBITCARD' ? 'DEBITCARD' : 'CREDITCARD',
           asset: claimed.currency,
           installments: claimed.installments,
         },
         authentication: {
-          cavv: ctx.cardCipher.decrypt(claimed.cavv_key_id, claimed.cavv_ciphertext),
+          cavv: ctx.secretBox.decrypt(claimed.cavv_key_id, claimed.cavv_ciphertext),
           eci: claimed.eci,
           version: claimed.version,
           dstrans_id: claimed.dstrans_id,

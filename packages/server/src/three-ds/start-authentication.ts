@@ -100,7 +100,7 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
 
   const status = STATUS_OF_OUTCOME[outcome];
   const value = outcome === 'FRICTIONLESS' ? issueAuthenticationValue(card?.scheme ?? detectCardScheme(paymentMethod.card.number) ?? 'VISA') : null;
-  const cavv = value ? ctx.cardCipher.encrypt(value.cavv) : null;
+  const cavv = value ? ctx.secretBox.encrypt(value.cavv) : null;
   // A checkout's debit attempt reserves the payment its session opened; an earlier authentication of
   // that attempt which did not pay (a failed challenge, a retry) gives the token up and gets one of its own.
   if (paymentToken) {

@@ -2,6 +2,7 @@ import { constantTimeEqual } from '../auth/secrets';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { AUTHENTICATION_TTL_MS } from './states';
+import { isUuid } from '../lib/identifiers';
 
 /** The 3DS data a `sendPayment` carries (the spec's `authentication` object). */
 export interface PresentedAuthentication {
@@ -25,8 +26,6 @@ export interface ClaimedAuthentication {
   release(): Promise<void>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Verifies the 3DS data of a card payment before it is stored, so invented data never reaches the
  * processor as if an issuer had authenticated the customer. Data issued by Colibri's own 3DS server
@@ -43,7 +42,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export async function claimAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ClaimedAuthentication | null> {
   const mismatch = (field: string, why: string) => new ApiError('AUTHENTICATION_MISMATCH', `authentication.${field}: ${why}`);
-  const row = UUID.test(presented.dstrans_id)
+  const row = isUuid(presented.dstrans_id)
     ? await ctx.db.selectFrom('three_ds_authentications').selectAll().where('dstrans_id', '=', presented.dstrans_id.toLowerCase()).executeTakeFirst()
     : undefined;
   if (!row) {
@@ -58,7 +57,7 @@ export async function claimAuthentication(ctx: AppContext, presented: PresentedA
   if (row.card_id !== payment.cardId || row.card_declined) throw mismatch('dstrans_id', 'the authentication is of another card.');
   if (row.amount_minor !== payment.amountMinor || row.currency !== payment.currency) throw mismatch('dstrans_id', 'the authentication is of another amount.');
   if (row.eci !== presented.eci) throw mismatch('eci', 'does not match the authentication.');
-  if (!constantTimeEqual(ctx.cardCipher.decrypt(row.cavv_key_id, row.cavv_ciphertext), presented.cavv)) throw mismatch('cavv', 'does not match the authentication.');
+  if (!constantTimeEqual(ctx.secretBox.decrypt(row.cavv_key_id, row.cavv_ciphertext), presented.cavv)) throw mismatch('cavv', 'does not match the authentication.');
 
   const claimed = await ctx.db
     .updateTable('three_ds_authentications')

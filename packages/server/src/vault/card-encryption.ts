@@ -44,7 +44,7 @@ export async function cardEncryptionKey(ctx: AppContext, merchantId: string): Pr
   const kid = `ce_${randomBytes(12).toString('base64url')}`;
   const { publicKey, privateKey } = await generateKeyPair(CARD_KEY_ALGORITHM, { modulusLength: 2048, extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: CARD_KEY_ALGORITHM, use: 'enc' };
-  const sealed = ctx.cardCipher.encrypt(JSON.stringify(await exportJWK(privateKey)));
+  const sealed = ctx.secretBox.encrypt(JSON.stringify(await exportJWK(privateKey)));
   await ctx.db
     .insertInto('card_encryption_keys')
     .values({ kid, merchant_id: merchantId, public_jwk: JSON.stringify(publicJwk), private_key_ciphertext: sealed.ciphertext, master_key_id: sealed.keyId })
@@ -71,7 +71,7 @@ export async function decryptCard(ctx: AppContext, merchantId: string, jwe: stri
   if (!row) throw invalid();
   let payload: unknown;
   try {
-    const privateJwk = JSON.parse(ctx.cardCipher.decrypt(row.master_key_id, row.private_key_ciphertext)) as JWK;
+    const privateJwk = JSON.parse(ctx.secretBox.decrypt(row.master_key_id, row.private_key_ciphertext)) as JWK;
     const key = await importJWK(privateJwk, CARD_KEY_ALGORITHM);
     const { plaintext, protectedHeader } = await compactDecrypt(jwe, key, { keyManagementAlgorithms: [CARD_KEY_ALGORITHM], contentEncryptionAlgorithms: [CARD_CONTENT_ENCRYPTION] });
     if (protectedHeader.kid !== row.kid) throw invalid();

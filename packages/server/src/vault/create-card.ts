@@ -150,7 +150,7 @@ export async function createCard(ctx: AppContext, merchantId: string, body: Crea
 
   if (card.number.length < SHORTEST_ACCEPTED_NUMBER) throw new Error('invariant: accepted card numbers have at least 14 digits');
   const maskedNumber = maskCardNumber(card.number);
-  const { keyId, ciphertext } = ctx.cardCipher.encrypt(card.number);
+  const { keyId, ciphertext } = ctx.secretBox.encrypt(card.number);
   await ctx.db
     .insertInto('cards')
     .values({

@@ -42,7 +42,7 @@ export async function deliver(deps: DeliverDeps, claimed: ClaimedDelivery): Prom
   };
   let secrets: string[];
   try {
-    secrets = (await secretsOf(deps, claimed)).map((s) => revealSecret(deps.ctx.cardCipher, s));
+    secrets = (await secretsOf(deps, claimed)).map((s) => revealSecret(deps.ctx.secretBox, s));
   } catch (error) {
     // A secret that cannot be decrypted (a process without the master key it was stored under) is a
     // configuration fault: nothing is sent unsigned, and the attempt is retried like any failure.
@@ -73,7 +73,7 @@ async function secretsOf(deps: DeliverDeps, claimed: ClaimedDelivery): Promise<r
     const { ctx } = deps;
     adoption = ctx.db
       .transaction()
-      .execute((trx) => adoptCreationSecret(trx, ctx.cardCipher, claimed.merchantId))
+      .execute((trx) => adoptCreationSecret(trx, ctx.secretBox, claimed.merchantId))
       .then(() => activeSecrets(ctx.db, claimed.merchantId))
       .finally(() => deps.adopting.delete(claimed.merchantId));
     deps.adopting.set(claimed.merchantId, adoption);

@@ -2,11 +2,10 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { eventResources } from './event-resource';
 import type { EventResource } from './schemas';
+import { isUuid } from '../lib/identifiers';
 
 /** Attempts shown per delivery for one event: about a whole 72-hour schedule. */
 const ATTEMPTS_OF_ONE_EVENT = 100;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `GET /webhooks/events/<id>`: one of the merchant's events with its deliveries and attempts.
@@ -14,7 +13,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * @example const event = await getEvent(db, merchantId, eventId);
  */
 export async function getEvent(db: Db, merchantId: string, eventId: string): Promise<EventResource> {
-  const event = UUID.test(eventId)
+  const event = isUuid(eventId)
     ? await db
         .selectFrom('events')
         .select(['id', 'type', 'created_at', 'resource_type', 'resource_id', 'data'])

@@ -3,6 +3,7 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import { eventResources } from './event-resource';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type EventResource, type EventStatus, type ListEventsInput } from './schemas';
+import { isUuid } from '../lib/identifiers';
 
 /** Attempts shown per delivery in a list; one event's page shows more (get-event.ts). */
 const ATTEMPTS_IN_LIST = 10;
@@ -20,8 +21,6 @@ const STATUS_FILTER: Record<EventStatus, Expression<SqlBool>> = {
   skipped: sql<SqlBool>`not exists (select 1 from webhook_deliveries d where d.event_id = e.id)`,
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * A page position: the creation time in microseconds (the database's precision, which a JavaScript
  * Date would round away) and the id of the last event shown. Pages are keyed, not numbered, so
@@ -33,7 +32,7 @@ function encodeCursor(createdMicros: string, id: string): string {
 
 function decodeCursor(cursor: string): { createdMicros: string; id: string } {
   const match = /^(\d{1,20})\.([0-9a-f-]{36})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match || !UUID.test(match[2] ?? '')) throw new ApiError('WEBHOOK_CURSOR_INVALID');
+  if (!match || !isUuid(match[2] ?? '')) throw new ApiError('WEBHOOK_CURSOR_INVALID');
   return { createdMicros: match[1] ?? '', id: match[2] ?? '' };
 }
 

@@ -12,10 +12,10 @@ import { adoptCreationSecret, MAX_SIGNING_SECRETS, SECRET_OVERLAP_MS } from './s
  */
 export async function rotateSecret(ctx: AppContext, merchantId: string): Promise<{ webhook_secret: string }> {
   const secret = newWebhookSecret();
-  const { keyId, ciphertext } = ctx.cardCipher.encrypt(secret);
+  const { keyId, ciphertext } = ctx.secretBox.encrypt(secret);
   await ctx.db.transaction().execute(async (trx) => {
     // Locks the merchant row too, so concurrent rotations of one merchant run one after the other.
-    await adoptCreationSecret(trx, ctx.cardCipher, merchantId);
+    await adoptCreationSecret(trx, ctx.secretBox, merchantId);
     const overlapEnds = sql<Date>`now() + ${`${SECRET_OVERLAP_MS} milliseconds`}::interval`;
     await trx.updateTable('webhook_secrets').set({ expires_at: overlapEnds }).where('merchant_id', '=', merchantId).where('expires_at', 'is', null).execute();
     const stillSigning = await trx

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
-import type { CardCipher } from '../vault/card-cipher';
+import type { SecretBox } from '../lib/secret-box';
 
 /**
  * Custody of the merchants' signing secrets. Signing needs a secret in clear, so it cannot be hashed
- * like an API secret; it is encrypted at rest with the card cipher instead (AES-256-GCM under
+ * like an API secret; it is encrypted at rest with the secret box instead (AES-256-GCM under
  * COLIBRI_MASTER_KEY), so a copy of the database alone cannot forge callbacks.
  *
  * A merchant's first secret is written by merchant creation into `merchants.webhook_secret`, in
@@ -29,9 +29,9 @@ const MAX_CACHED = 10_000;
 /**
  * Decrypts a stored secret; the clear text is kept in memory so a busy merchant's secret is not
  * decrypted for every callback.
- * @example const secret = revealSecret(ctx.cardCipher, row) // 'whsec_…'
+ * @example const secret = revealSecret(ctx.secretBox, row) // 'whsec_…'
  */
-export function revealSecret(cipher: CardCipher, stored: StoredSecret): string {
+export function revealSecret(cipher: SecretBox, stored: StoredSecret): string {
   let secret = decrypted.get(stored.secret_ciphertext);
   if (secret === undefined) {
     secret = cipher.decrypt(stored.key_id, stored.secret_ciphertext);
@@ -57,9 +57,9 @@ export async function activeSecrets(db: Db, merchantId: string): Promise<StoredS
  * Moves a merchant's creation secret from `merchants.webhook_secret` into `webhook_secrets`,
  * encrypted, unless that happened already. Run inside a transaction: the merchant row is locked so
  * two workers (or a worker and a rotation) move it once.
- * @example await db.transaction().execute((trx) => adoptCreationSecret(trx, ctx.cardCipher, merchantId));
+ * @example await db.transaction().execute((trx) => adoptCreationSecret(trx, ctx.secretBox, merchantId));
  */
-export async function adoptCreationSecret(trx: Db, cipher: CardCipher, merchantId: string): Promise<void> {
+export async function adoptCreationSecret(trx: Db, cipher: SecretBox, merchantId: string): Promise<void> {
   const merchant = await trx
     .selectFrom('merchants')
     .select(['webhook_secret', 'created_at'])
@@ -81,9 +81,9 @@ export async function adoptCreationSecret(trx: Db, cipher: CardCipher, merchantI
 /**
  * The background sweep: moves creation secrets still in clear into encrypted custody, and deletes
  * secrets whose overlap has ended (they can no longer sign, so keeping them only keeps key material).
- * @example await secureSigningSecrets(ctx.db, ctx.cardCipher)
+ * @example await secureSigningSecrets(ctx.db, ctx.secretBox)
  */
-export async function secureSigningSecrets(db: Db, cipher: CardCipher, limit = 100): Promise<number> {
+export async function secureSigningSecrets(db: Db, cipher: SecretBox, limit = 100): Promise<number> {
   const waiting = await db.selectFrom('merchants').select('id').where('webhook_secret', 'like', 'whsec\\_%').limit(limit).execute();
   for (const merchant of waiting) {
     await db.transaction().execute((trx) => adoptCreationSecret(trx, cipher, merchant.id));

@@ -4,10 +4,9 @@ import { ApiError } from '../../http/errors';
 import { firstDelivery, recordOutcome, wakeWaitingJobs } from '../operations';
 import { translateNotification } from './adyen-codes';
 import { AdyenConnector } from './adyen-connector';
+import { isUuid } from '../../lib/identifiers';
 
 type NotificationItem = Types.notification.NotificationRequestItem;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Applies a batch of Adyen standard notifications (`POST /connectors/adyen/notifications`):
@@ -34,7 +33,7 @@ export async function applyAdyenNotifications(ctx: AppContext, items: readonly N
   for (const item of items) {
     const reference = item.merchantReference ?? '';
     const paymentToken = reference.slice(0, 36);
-    const payment = UUID.test(paymentToken)
+    const payment = isUuid(paymentToken)
       ? await ctx.db.selectFrom('payments').select(['merchant_id']).where('payment_token', '=', paymentToken).executeTakeFirst()
       : undefined;
     const outcome = translateNotification(item);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-/** Persons and cards of the checkout flow. Card numbers are stored only encrypted (see vault/card-cipher.ts). */
+/** Persons and cards of the checkout flow. Card numbers are stored only encrypted (see lib/secret-box.ts). */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table persons (

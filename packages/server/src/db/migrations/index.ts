@@ -17,6 +17,7 @@ import * as connectors from './0017-connectors';
 import * as dashboard from './0020-dashboard';
 import * as pixCharges from './0021-pix-charges';
 import * as checkoutMethods from './0015-checkout-methods';
+import * as checkoutCardAttempt from './0025-checkout-card-attempt';
 import * as paymentRefundedAt from './0026-payment-refunded-at';
 import * as tenantKeys from './0022-tenant-keys';
 
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0020-dashboard': dashboard,
   '0021-pix-charges': pixCharges,
   '0015-checkout-methods': checkoutMethods,
+  '0025-checkout-card-attempt': checkoutCardAttempt,
   '0026-payment-refunded-at': paymentRefundedAt,
   '0022-tenant-keys': tenantKeys,
 };

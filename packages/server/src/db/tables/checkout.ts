@@ -30,6 +30,11 @@ export interface CheckoutSessionsTable {
   /** The latest payment attempt, and its status as this session last applied it. */
   current_payment_token: string | null;
   current_payment_status: string | null;
+  /**
+   * Set while a card attempt (person, card, 3DS, sendPayment) holds the session, from when it started;
+   * its payment does not exist yet. Null otherwise (migration 0025).
+   */
+  card_attempt_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   attempts: ColumnType<number, number | undefined, number>;
   /** Why a final session ended: PAID, DECLINED, ERROR, EXPIRED or ATTEMPTS_EXHAUSTED. */
   end_reason: string | null;

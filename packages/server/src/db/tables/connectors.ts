@@ -6,7 +6,7 @@ export interface MerchantConnectorsTable {
   method: string;
   connector: string;
   key_id: string;
-  /** AES-256-GCM ciphertext of the credentials' JSON (vault/card-cipher.ts). */
+  /** AES-256-GCM ciphertext of the credentials' JSON (lib/secret-box.ts). */
   credentials_ciphertext: string;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }

@@ -1,8 +1,9 @@
 /**
  * The three Andean payout countries and the one currency each of them pays in. Currency exponents
- * are not repeated here: they come from `lib/money`, the single place that knows ISO 4217 minor units.
+ * are not repeated here: they come from `lib/currencies.ts`, the single place that knows ISO 4217
+ * minor units.
  */
-import type { Currency } from '../../lib/money';
+import type { Currency } from '../../lib/currencies';
 
 /** Payout countries served by the Andean rail, as ISO 3166-1 alpha-2 codes. */
 export const ANDEAN_COUNTRIES = ['CO', 'PE', 'CL'] as const;

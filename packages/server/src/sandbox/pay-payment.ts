@@ -3,10 +3,10 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { captureJournal, changeStatus, lockPayment, type PaymentRow } from '../payments/payment-record';
 import { generateEndToEndId } from '../rails/pix';
-import { boletoCompensation } from './boleto-term';
-import { lockCheckout } from './checkout-record';
-import { isCodeMethod } from './states';
-import { syncCheckout } from './sync-checkout';
+import { boletoCompensation } from '../checkout/boleto-term';
+import { lockCheckout } from '../checkout/checkout-record';
+import { isCodeMethod } from '../checkout/states';
+import { syncCheckout } from '../checkout/sync-checkout';
 
 /** The ISPB written in sandbox end-to-end ids, as if every sandbox payer banked at one participant. */
 export const SANDBOX_PAYER_ISPB = '00000000';

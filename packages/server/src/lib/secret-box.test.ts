@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config';
-import { createCardCipher, keyIdOf, loadCardCipher } from './card-cipher';
+import { ensureDataDir, loadConfig, type Config } from '../config';
+import { createSecretBox, keyIdOf, loadSecretBox, type SecretBox } from './secret-box';
 
 const NUMBER = '4111111111111111';
 
@@ -15,9 +15,9 @@ function flipByte(ciphertext: string, index: number): string {
   return raw.toString('base64');
 }
 
-describe('createCardCipher', () => {
+describe('createSecretBox', () => {
   it('round-trips a number under the current key, with a fresh nonce each time', () => {
-    const cipher = createCardCipher(randomBytes(32));
+    const cipher = createSecretBox(randomBytes(32));
     const first = cipher.encrypt(NUMBER);
     const second = cipher.encrypt(NUMBER);
     expect(first.keyId).toBe(cipher.currentKeyId);
@@ -29,7 +29,7 @@ describe('createCardCipher', () => {
   });
 
   it('refuses a ciphertext with any byte flipped: nonce, tag or body', () => {
-    const cipher = createCardCipher(randomBytes(32));
+    const cipher = createSecretBox(randomBytes(32));
     const { keyId, ciphertext } = cipher.encrypt(NUMBER);
     const length = Buffer.from(ciphertext, 'base64').length;
     // 12 bytes of nonce, 16 of tag, then one byte per character of the number.
@@ -40,8 +40,8 @@ describe('createCardCipher', () => {
   });
 
   it('refuses a key id it does not hold, and a ciphertext under another key', () => {
-    const a = createCardCipher(randomBytes(32));
-    const b = createCardCipher(randomBytes(32));
+    const a = createSecretBox(randomBytes(32));
+    const b = createSecretBox(randomBytes(32));
     const { keyId, ciphertext } = a.encrypt(NUMBER);
     expect(() => b.decrypt(keyId, ciphertext)).toThrow(/not configured/);
     expect(() => b.decrypt(b.currentKeyId, ciphertext)).toThrow();
@@ -50,10 +50,10 @@ describe('createCardCipher', () => {
   it('rotates: a card stored under the old key still decrypts once a new key is current', () => {
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
-    const before = createCardCipher(oldKey);
+    const before = createSecretBox(oldKey);
     const stored = before.encrypt(NUMBER);
 
-    const rotated = createCardCipher(newKey, [oldKey]);
+    const rotated = createSecretBox(newKey, [oldKey]);
     expect(rotated.currentKeyId).toBe(keyIdOf(newKey));
     expect(rotated.currentKeyId).not.toBe(stored.keyId);
     expect(rotated.decrypt(stored.keyId, stored.ciphertext)).toBe(NUMBER);
@@ -63,17 +63,22 @@ describe('createCardCipher', () => {
     expect(rotated.decrypt(fresh.keyId, fresh.ciphertext)).toBe('5555555555554444');
     expect(() => before.decrypt(fresh.keyId, fresh.ciphertext)).toThrow(/not configured/);
     // Without the old key among the previous ones, the old record is unreadable.
-    expect(() => createCardCipher(newKey).decrypt(stored.keyId, stored.ciphertext)).toThrow(/not configured/);
+    expect(() => createSecretBox(newKey).decrypt(stored.keyId, stored.ciphertext)).toThrow(/not configured/);
   });
 
   it('names each key by its hash, so the same key always has the same id', () => {
     const key = randomBytes(32);
     expect(keyIdOf(key)).toMatch(/^[0-9a-f]{16}$/);
-    expect(createCardCipher(key).currentKeyId).toBe(keyIdOf(Buffer.from(key)));
+    expect(createSecretBox(key).currentKeyId).toBe(keyIdOf(Buffer.from(key)));
   });
 });
 
-describe('loadCardCipher', () => {
+/** The box of a configuration, as runtime.ts loads it. */
+function load(config: Config): SecretBox {
+  return loadSecretBox({ masterKey: config.masterKey, dataDir: () => ensureDataDir(config) });
+}
+
+describe('loadSecretBox', () => {
   const saved = process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
   const dirs: string[] = [];
   afterEach(() => {
@@ -91,11 +96,11 @@ describe('loadCardCipher', () => {
   it('rotates through COLIBRI_MASTER_KEY and COLIBRI_PREVIOUS_MASTER_KEYS', () => {
     const [k1, k2, k3] = [randomBytes(32), randomBytes(32), randomBytes(32)];
     delete process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
-    const first = loadCardCipher(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k1.toString('base64') }));
+    const first = load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k1.toString('base64') }));
     const underK1 = first.encrypt(NUMBER);
 
     process.env.COLIBRI_PREVIOUS_MASTER_KEYS = ` ${k2.toString('base64')} ,${k1.toString('base64')}`;
-    const rotated = loadCardCipher(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k3.toString('base64') }));
+    const rotated = load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: k3.toString('base64') }));
     expect(rotated.currentKeyId).toBe(keyIdOf(k3));
     expect(rotated.decrypt(underK1.keyId, underK1.ciphertext)).toBe(NUMBER);
     expect(rotated.encrypt(NUMBER).keyId).toBe(keyIdOf(k3));
@@ -103,9 +108,9 @@ describe('loadCardCipher', () => {
 
   it('refuses a key that is not 32 bytes of base64', () => {
     delete process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
-    expect(() => loadCardCipher(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(16).toString('base64') }))).toThrow(/32 bytes/);
+    expect(() => load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(16).toString('base64') }))).toThrow(/32 bytes/);
     process.env.COLIBRI_PREVIOUS_MASTER_KEYS = 'c2hvcnQ=';
-    expect(() => loadCardCipher(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(32).toString('base64') }))).toThrow(
+    expect(() => load(loadConfig({ COLIBRI_DATA_DIR: dataDir(), COLIBRI_MASTER_KEY: randomBytes(32).toString('base64') }))).toThrow(
       /COLIBRI_PREVIOUS_MASTER_KEYS/,
     );
   });
@@ -113,10 +118,10 @@ describe('loadCardCipher', () => {
   it('in sandbox without a key, generates one into the data directory once and keeps it', () => {
     delete process.env.COLIBRI_PREVIOUS_MASTER_KEYS;
     const config = loadConfig({ COLIBRI_DATA_DIR: dataDir() });
-    const first = loadCardCipher(config);
+    const first = load(config);
     const stored = first.encrypt(NUMBER);
     const key = Buffer.from(readFileSync(join(config.dataDir, 'master.key'), 'utf8').trim(), 'base64');
     expect(keyIdOf(key)).toBe(first.currentKeyId);
-    expect(loadCardCipher(config).decrypt(stored.keyId, stored.ciphertext)).toBe(NUMBER);
+    expect(load(config).decrypt(stored.keyId, stored.ciphertext)).toBe(NUMBER);
   });
 });

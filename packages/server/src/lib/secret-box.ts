@@ -1,25 +1,27 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDataDir, type Config } from '../config';
 
 /**
- * Card numbers at rest: AES-256-GCM (authenticated: a flipped bit fails to decrypt rather than
- * yielding another number), a fresh 96-bit nonce per record, and the id of the key stored beside each
- * ciphertext so keys can be rotated: new records use the current key, old ones decrypt with the key
- * their id names. Node's built-in crypto does this directly; no library adds anything here.
+ * The secret box: every secret Colibri keeps at rest under the master key goes in it — card numbers,
+ * 3DS CAVVs, webhook signing secrets, token signing keys, card-encryption private keys, connector
+ * credentials and stored idempotent answers — and its keyed digest fingerprints idempotent requests.
+ * AES-256-GCM (authenticated: a flipped bit fails to decrypt rather than yielding another value), a fresh
+ * 96-bit nonce per record, and the id of the key stored beside each ciphertext so keys can be rotated:
+ * new records use the current key, old ones decrypt with the key their id names. Node's built-in crypto
+ * does this directly; no library adds anything here.
  */
-export interface CardCipher {
-  /** @example const { keyId, ciphertext } = cipher.encrypt('4111111111111111') */
+export interface SecretBox {
+  /** @example const { keyId, ciphertext } = box.encrypt('4111111111111111') */
   encrypt(plaintext: string): { keyId: string; ciphertext: string };
-  /** @example cipher.decrypt(row.key_id, row.number_ciphertext) */
+  /** @example box.decrypt(row.key_id, row.number_ciphertext) */
   decrypt(keyId: string, ciphertext: string): string;
   readonly currentKeyId: string;
   /**
    * A keyed digest (HMAC-SHA256 under a key derived from the master key) for fingerprints of data that
    * may contain card numbers, such as idempotency request hashes: unlike a plain hash it cannot be
    * brute-forced by someone holding only the database.
-   * @example cipher.keyedDigest('idempotency', body)
+   * @example box.keyedDigest('idempotency', body)
    */
   keyedDigest(purpose: string, data: string): string;
 }
@@ -36,10 +38,10 @@ function parseKey(base64: string, source: string): Buffer {
 }
 
 /**
- * Builds a cipher over a current key and older decrypt-only keys.
- * @example const cipher = createCardCipher(currentKey, [previousKey]);
+ * Builds a box over a current key and older decrypt-only keys.
+ * @example const box = createSecretBox(currentKey, [previousKey]);
  */
-export function createCardCipher(current: Buffer, previous: readonly Buffer[] = []): CardCipher {
+export function createSecretBox(current: Buffer, previous: readonly Buffer[] = []): SecretBox {
   const keys = new Map<string, Buffer>([...previous, current].map((k) => [keyIdOf(k), k]));
   const currentKeyId = keyIdOf(current);
   const digestKey = createHmac('sha256', current).update('colibri keyed digest v1').digest();
@@ -56,7 +58,7 @@ export function createCardCipher(current: Buffer, previous: readonly Buffer[] = 
     },
     decrypt(keyId, ciphertext) {
       const key = keys.get(keyId);
-      if (!key) throw new Error(`card key ${keyId} is not configured`);
+      if (!key) throw new Error(`master key ${keyId} is not configured`);
       const raw = Buffer.from(ciphertext, 'base64');
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
       decipher.setAuthTag(raw.subarray(12, 28));
@@ -66,16 +68,18 @@ export function createCardCipher(current: Buffer, previous: readonly Buffer[] = 
 }
 
 /**
- * The configured cipher: COLIBRI_MASTER_KEY (with COLIBRI_PREVIOUS_MASTER_KEYS, comma-separated, for
- * rotation), or in sandbox a key generated once into the data directory.
+ * The configured box: the master key (COLIBRI_MASTER_KEY, with COLIBRI_PREVIOUS_MASTER_KEYS,
+ * comma-separated, for rotation), or in sandbox a key generated once into the data directory, which
+ * `dataDir` creates when asked.
+ * @example const box = loadSecretBox({ masterKey: config.masterKey, dataDir: () => ensureDataDir(config) });
  */
-export function loadCardCipher(config: Config): CardCipher {
+export function loadSecretBox(source: { masterKey: string | undefined; dataDir: () => string }): SecretBox {
   const previous = (process.env.COLIBRI_PREVIOUS_MASTER_KEYS ?? '')
     .split(',')
     .filter((k) => k.trim() !== '')
     .map((k) => parseKey(k, 'COLIBRI_PREVIOUS_MASTER_KEYS'));
-  if (config.masterKey) return createCardCipher(parseKey(config.masterKey, 'COLIBRI_MASTER_KEY'), previous);
-  const file = join(ensureDataDir(config), 'master.key');
+  if (source.masterKey) return createSecretBox(parseKey(source.masterKey, 'COLIBRI_MASTER_KEY'), previous);
+  const file = join(source.dataDir(), 'master.key');
   if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  return createCardCipher(parseKey(readFileSync(file, 'utf8'), file), previous);
+  return createSecretBox(parseKey(readFileSync(file, 'utf8'), file), previous);
 }
