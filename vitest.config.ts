@@ -10,6 +10,9 @@ export default defineConfig({
     maxWorkers: 2,
     globalSetup: ['packages/server/test/global-setup.ts'],
     testTimeout: 30_000,
+    // A page or a process polled for a change gets 10 s, not the default 1 s: on a loaded machine a render
+    // or a settlement can take longer than a second without anything being wrong.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     reporters: ['default'],
   },

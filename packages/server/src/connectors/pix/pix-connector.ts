@@ -7,23 +7,15 @@ import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, Verif
 import { BrCodeError, generateBrCode, parseBrCode } from '../../rails/pix';
 import { PixChargeRefusedError, type Connector, type ConnectorDefinition, type ConnectorSettings, type DoctorCheck, type KnownOutcome, type PixCharge, type PixChargeInput, type PixChargeIssuer } from '../connector';
 import { recordOutcome, settledOrPending } from '../operations';
-import { PixApiClient, PixRequestRefused, type CobCompleta } from './pix-api';
+import { PixApiClient, PixRequestRefused, type CobCompleta, type PixApiOptions } from './pix-api';
 import { COB_STATUSES, receiptOf, translateDevolucao, translateProblem } from './pix-codes';
 
-export interface PixSettings {
-  apiUrl: string;
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  cert: string;
-  key: string;
-  ca: string | undefined;
+/** What the client needs to reach the PSP, and what the connector adds. */
+export interface PixSettings extends PixApiOptions {
   /** The receiver's PIX key at the PSP (`chave` of every charge). */
   receiverKey: string;
   /** Written in BR Codes Colibri builds when the PSP returns none (`pixCopiaECola`). */
   merchantCity: string;
-  scope: string;
-  timeoutMs: number;
   reconcileMs: number;
 }
 
