@@ -129,6 +129,14 @@ export async function drive(load: Load, connections: number, durationSeconds: nu
 }
 
 /** The middle value (the upper middle of an even count). */
+/** A JSON call to Colibri: a JSON body, the access token as X-Auth-Token when given, the JSON answer. */
+export async function json(url: string, init: RequestInit & { token?: string } = {}): Promise<Record<string, string>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
+  if (init.token) headers['x-auth-token'] = init.token;
+  const response = await fetch(url, { ...init, headers });
+  return (await response.json()) as Record<string, string>;
+}
+
 export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 export function printTable(rows: (Figure & { ratio?: number })[]): void {

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
-import { createBenchDatabase, median, startColibri, startWorker } from './lib';
+import { createBenchDatabase, json, median, startColibri, startWorker } from './lib';
 import autocannon from 'autocannon';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -45,13 +45,6 @@ interface Settlement {
   drainSeconds: number;
   p99ToFinalMs: number;
   non2xx: number;
-}
-
-async function json(url: string, init: RequestInit & { token?: string } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
-  if (init.token) headers['x-auth-token'] = init.token;
-  const response = await fetch(url, { ...init, headers });
-  return (await response.json()) as Record<string, string>;
 }
 
 /** Settlement figures from the payments and their history: the same SQL on both engines. */

@@ -25,7 +25,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createBenchDatabase, machineCpuSeconds, processCpuSeconds, startColibri, startWorker } from './lib';
+import { createBenchDatabase, json, machineCpuSeconds, processCpuSeconds, startColibri, startWorker } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -76,13 +76,6 @@ async function balancerReady(base: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('HAProxy did not answer');
-}
-
-async function json(url: string, init: RequestInit & { token?: string } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
-  if (init.token) headers['x-auth-token'] = init.token;
-  const response = await fetch(url, { ...init, headers });
-  return (await response.json()) as Record<string, string>;
 }
 
 /** The load's payments (reference `bench`; the warm-up's are apart) and when they reached a final status. */
