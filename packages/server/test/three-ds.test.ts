@@ -1,8 +1,8 @@
-import { request as httpRequest } from 'node:http';
 import { expect, it } from 'vitest';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 import { customerWithCard, settled, waitForStatus } from './fixtures';
 import { authRequest, CARDS, payBody, tokenOf } from './three-ds-fixtures';
+import { postFrom } from './processes';
 
 /**
  * The 3DS API on both engines: the library's endpoints and `POST /checkout/3ds/payment` over HTTP. The
@@ -260,18 +260,3 @@ describeEachEngine(
   },
   { env: { COLIBRI_3DS_LIMIT_PER_ADDRESS: '3', COLIBRI_3DS_LIMIT_PER_CONTRACT: '5' } },
 );
-
-/** A JSON POST from a given loopback address, so limits see distinct client addresses over real sockets. */
-function postFrom(baseUrl: string, path: string, body: unknown, localAddress: string): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text), headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
