@@ -1,6 +1,7 @@
 import { sweepCheckouts } from './checkout/sweep-checkouts';
 import { reconcilePixCharges } from './checkout/pix-charges';
 import type { AppContext } from './context';
+import { analyseGrownTables } from './db/planner-statistics';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency';
 import type { JobKind } from './jobs/queue';
 import { expirePreAuthorizations } from './payments/cancel';
@@ -43,6 +44,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
     { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.secretBox)) },
+    // Statistics for tables that doubled since last measured, so young tables are not planned blind (db/planner-statistics.ts).
+    { name: 'planner-statistics', everyMs: 2_000, run: async () => void (await analyseGrownTables(ctx.db)) },
     { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },
   ];
 }

@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import type { Db } from './database';
+
+/**
+ * Planner statistics for tables that have outgrown what the planner last measured of them.
+ *
+ * PostgreSQL plans a prepared statement once per connection and keeps that plan until the table's
+ * statistics change. Until a table has been analysed, the planner guesses: it takes any equality as
+ * 0.5% selective. On a young table (a few hundred payments) that guess makes an index on
+ * `(merchant_id, created_at)` look as cheap as the primary key `(payment_token, merchant_id)`, and
+ * the foreign-key check of every history and fee row (`… where payment_token = $1 and merchant_id = $2`)
+ * can be planned on the merchant's index: a scan of all of the merchant's payments per row, kept for
+ * the connection's life. Autovacuum corrects it within a minute on a default server; a server run
+ * with autovacuum off never does, and the embedded database (PGlite) has no autovacuum at all. Measured
+ * in bench/payments.ts: sendPayment at 0.29x to 0.56x pgbench across runs with such plans, 0.52x to
+ * 0.61x without the checks (docs/performance.md).
+ *
+ * So every worker process analyses a table whose size has doubled since its statistics were last
+ * taken: a handful of ANALYZEs in a table's life (at 2, 4, 8, … pages), each of a
+ * sample, and each one makes every connection re-plan its statements on that table. This is a floor,
+ * not autovacuum's replacement, which also vacuums and keeps large tables' figures current.
+ *
+ * @example const analysed = await analyseGrownTables(ctx.db); // ['payments', 'payment_status_history']
+ */
+export async function analyseGrownTables(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name
+    from pg_class c
+    where c.relnamespace = 'public'::regnamespace and c.relkind = 'r'
+      and pg_relation_size(c.oid) / current_setting('block_size')::int >= 2 * greatest(c.relpages, 1)
+    order by c.relname`.execute(db);
+  for (const { name } of rows) await sql`analyze ${sql.table(name)}`.execute(db);
+  return rows.map((row) => row.name);
+}
