@@ -115,14 +115,3 @@ export async function releaseDeadLeases(db: Db, liveWorkerIds: readonly string[]
     .where('locked_by', 'not in', [...liveWorkerIds, ''])
     .execute();
 }
-
-/**
- * Refreshes the planner's statistics of the delivery tables. PostgreSQL's autovacuum does this by
- * itself; PGlite runs no autovacuum, and without statistics the claim above sorts every due delivery
- * to take the first few (33 ms instead of under 1 ms with a backlog of 20,000), so the worker calls
- * this on PGlite when many deliveries have changed.
- * @example if (ctx.engine === 'pglite') await refreshStatistics(ctx.db);
- */
-export async function refreshStatistics(db: Db): Promise<void> {
-  await sql`analyze webhook_deliveries, webhook_attempts`.execute(db);
-}

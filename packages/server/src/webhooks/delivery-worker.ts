@@ -4,7 +4,8 @@ import type { Agent } from 'undici';
 import type { AppContext } from '../context';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../jobs/backoff';
 import { LeasedWindow } from '../jobs/window';
-import { claimDeliveries, refreshStatistics, releaseDeadLeases, setDeliveryLeases, type ClaimedDelivery } from './claim';
+import { analyseTables } from '../db/planner-statistics';
+import { claimDeliveries, releaseDeadLeases, setDeliveryLeases, type ClaimedDelivery } from './claim';
 import { deliver, type DeliverDeps } from './deliver';
 import { callbackGuardFor } from './outbound-guard';
 import { createCallbackAgent } from './post-callback';
@@ -141,12 +142,17 @@ export class DeliveryWorker {
     return claimed;
   }
 
-  /** PGlite has no autovacuum: analyse the delivery tables as it would, once enough has changed. */
+  /**
+   * PGlite has no autovacuum: analyse the delivery tables as it would, once enough has changed. Their
+   * size hardly grows while deliveries turn from PENDING to DELIVERED, which the planner must see: without
+   * it a claim sorts every due delivery to take the first few (33 ms instead of under 1 ms with a backlog
+   * of 20,000). Growth alone is covered for every table by db/planner-statistics.ts.
+   */
   private async keepStatistics(): Promise<void> {
     if (this.ctx.engine !== 'pglite' || this.claimsSinceAnalyze < ANALYZE_AFTER_CLAIMS || Date.now() - this.analyzedAt < ANALYZE_INTERVAL_MS) return;
     this.claimsSinceAnalyze = 0;
     this.analyzedAt = Date.now();
-    await refreshStatistics(this.ctx.db).catch((error: unknown) => this.options.onError?.(error, 'analyze'));
+    await analyseTables(this.ctx.db, ['webhook_deliveries', 'webhook_attempts']).catch((error: unknown) => this.options.onError?.(error, 'analyze'));
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
