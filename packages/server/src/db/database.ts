@@ -59,12 +59,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   }
   // PGlite (its WebAssembly PostgreSQL and the dialect) loads only when it is the engine: imported at
   // start it would add about 40 MB to the resident memory of a service that runs on PostgreSQL.
-  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')]);
+  const [{ PGlite }, { PreparingPGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-dialect')]);
   const pglite = await PGlite.create({
     ...(target.dataDir === undefined ? {} : { dataDir: join(target.dataDir, 'pglite') }),
     ...(target.loadDataDir === undefined ? {} : { loadDataDir: target.loadDataDir }),
     parsers: { [INT8_OID]: (value: string) => BigInt(value) },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PreparingPGliteDialect(pglite) });
   return { db, engine: 'pglite', close: () => db.destroy() };
 }

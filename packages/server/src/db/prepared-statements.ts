@@ -11,9 +11,10 @@ const names = new Map<string, string>();
 
 /**
  * The name a statement is prepared under, or undefined to run it unprepared. Names derive from the
- * text, so every connection prepares one text under one name.
+ * text, so every connection prepares one text under one name (PostgreSQL's here, PGlite's in
+ * pglite-dialect.ts).
  */
-function statementName(text: string): string | undefined {
+export function statementName(text: string): string | undefined {
   const known = names.get(text);
   if (known) return known;
   if (names.size >= MAX_PREPARED) return undefined;
