@@ -45,3 +45,59 @@ describe.runIf(ENGINES.includes('postgres'))('PostgreSQL statements prepared per
     expect((await prepared()).some((s) => /^(begin|commit|select 1)$/i.test(s.trim()))).toBe(false);
   });
 });
+
+describe('PGlite statements prepared once (db/pglite-dialect.ts)', () => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await openDatabase({ engine: 'pglite' });
+    await sql`create table prepared_probe (id int primary key, amount int8 not null, note text, at timestamptz not null default now(), tags text[])`.execute(handle.db);
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  const prepared = async () =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(handle.db)).rows.map((r) => r.statement);
+
+  it('prepares a parameterised statement from its second run on and answers the same rows, typed', async () => {
+    await handle.db.insertInto('prepared_probe' as never).values({ id: 1, amount: 9007199254740993n, note: null, tags: ['a', 'b'] } as never).execute();
+    const read = (id: number) => sql<{ id: number; amount: bigint; note: string | null; at: Date; tags: string[] }>`select * from prepared_probe where id = ${id}`.execute(handle.db);
+    const first = (await read(1)).rows;
+    expect((await prepared()).some((s) => s.includes('from prepared_probe'))).toBe(false);
+    const second = (await read(1)).rows;
+    expect((await prepared()).filter((s) => s.includes('from prepared_probe'))).toHaveLength(1);
+    expect(second).toEqual(first);
+    expect(second[0]).toMatchObject({ id: 1, amount: 9007199254740993n, note: null, tags: ['a', 'b'] });
+    expect(second[0]?.at).toBeInstanceOf(Date);
+    expect((await read(2)).rows).toEqual([]);
+  });
+
+  it('counts the rows a prepared update changed', async () => {
+    await handle.db.insertInto('prepared_probe' as never).values([{ id: 2, amount: 5n }, { id: 3, amount: 5n }] as never).execute();
+    const bump = () => sql`update prepared_probe set amount = amount + ${1} where id between ${2} and ${3}`.execute(handle.db);
+    await bump();
+    expect((await bump()).numAffectedRows).toBe(2n);
+  });
+
+  it('keeps the session usable after an error in a prepared statement, and rolls back its transaction', async () => {
+    const insert = (id: number) => sql`insert into prepared_probe (id, amount) values (${id}, ${1})`.execute(handle.db);
+    await insert(10);
+    await expect(insert(10)).rejects.toMatchObject({ code: '23505' });
+    await expect(
+      handle.db.transaction().execute(async (trx) => {
+        await sql`insert into prepared_probe (id, amount) values (${11}, ${1})`.execute(trx);
+        await sql`insert into prepared_probe (id, amount) values (${10}, ${1})`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    const ids = (await sql<{ id: number }>`select id from prepared_probe where id >= ${10} order by id`.execute(handle.db)).rows.map((r) => r.id);
+    expect(ids).toEqual([10]);
+  });
+
+  it('prepares a statement again when the table it reads has changed shape', async () => {
+    const read = () => sql<Record<string, unknown>>`select * from prepared_probe where id = ${1}`.execute(handle.db);
+    await read();
+    await read();
+    await sql`alter table prepared_probe add column extra text not null default 'x'`.execute(handle.db);
+    expect((await read()).rows[0]).toMatchObject({ id: 1, extra: 'x' });
+  });
+});
