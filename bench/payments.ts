@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
-import { createBenchDatabase, json, median, startColibri, startWorker } from './lib';
+import { createBenchDatabase, json, median, processCpuSeconds, startColibri, startWorker } from './lib';
 import autocannon from 'autocannon';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -45,6 +45,9 @@ interface Settlement {
   drainSeconds: number;
   p99ToFinalMs: number;
   non2xx: number;
+  /** CPU milliseconds per settled payment over load and drain: the service's process, and PostgreSQL's backends serving it. */
+  serviceCpuMs: number;
+  postgresCpuMs: number;
 }
 
 /** Settlement figures from the payments and their history: the same SQL on both engines. */
@@ -97,6 +100,12 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 },
     });
     let lastToken = '';
+    // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
+    const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
+    await client?.connect();
+    const backends = async () =>
+      ((await client?.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()'))?.rows ?? []).map((r) => r.pid);
+    const cpuBefore = { service: processCpuSeconds([service.child.pid as number]), postgres: new Map((await backends()).map((pid) => [pid, processCpuSeconds([pid])])) };
     const loadStart = Date.now();
     const result = await autocannon({
       url: `${service.url}/checkout/sendPayment`,
@@ -111,8 +120,6 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     // The queue is drained when the last payment accepted has settled (jobs are claimed in order) and,
     // on PostgreSQL, when no payment is PROCESSING; a drain that takes over two minutes is cut short and
     // what is left shows as unsettled.
-    const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
-    await client?.connect();
     const processing = async () => Number((await client?.query(`select count(*) from payments where status = 'PROCESSING'`))?.rows[0].count ?? 0);
     while (Date.now() - loadEnd < 120_000) {
       const last = await json(`${service.url}/transactionDetails/${lastToken}`, { token });
@@ -120,6 +127,8 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       if (status !== 'PROCESSING' && (await processing()) === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
+    const serviceCpu = processCpuSeconds([service.child.pid as number]) - cpuBefore.service;
+    const postgresCpu = (await backends()).reduce((sum, pid) => sum + processCpuSeconds([pid]) - (cpuBefore.postgres.get(pid) ?? 0), 0);
     let row: SettlementRow;
     if (client) {
       row = (await client.query<SettlementRow>(SETTLEMENT_SQL)).rows[0] as SettlementRow;
@@ -145,6 +154,8 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       drainSeconds: Math.max(0, (lastFinal - loadEnd) / 1000),
       p99ToFinalMs: row.p99_ms ?? Number.NaN,
       non2xx: result.non2xx,
+      serviceCpuMs: (serviceCpu * 1000) / Math.max(1, row.settled),
+      postgresCpuMs: (postgresCpu * 1000) / Math.max(1, row.settled),
     };
   } finally {
     if (!stopped) {
@@ -173,7 +184,8 @@ function describe(label: string, pgbenchTps: number, s: Settlement): string {
   return (
     `${label}: pgbench ${pgbenchTps.toFixed(0)} tps; accepted ${s.acceptedPerSecond.toFixed(0)}/s (${(s.acceptedPerSecond / pgbenchTps).toFixed(2)}x); ` +
     `settled ${s.settled}/${s.accepted} at ${s.settledPerSecond.toFixed(0)}/s (${(s.settledPerSecond / pgbenchTps).toFixed(2)}x), ${s.unsettled} left PROCESSING; ` +
-    `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}`
+    `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}; ` +
+    `CPU per payment: service ${s.serviceCpuMs.toFixed(2)} ms` + (s.postgresCpuMs > 0 ? `, PostgreSQL ${s.postgresCpuMs.toFixed(2)} ms` : '')
   );
 }
 
