@@ -234,7 +234,7 @@ address() { docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}
 api1_address=$(address "$api1")
 before2=$(answered api-2)
 docker kill "$api1" >/dev/null
-echo "api-1 killed (SIGKILL); HAProxy learns it from its checks (2 s apart, 2 failures)"
+echo "api-1 killed (SIGKILL); HAProxy learns it from its checks (1 s apart, 2 failures)"
 out=$(flow payments 6 failover) || { echo "$out"; fail "requests after api-1 was killed"; }
 echo "$out" | grep -v '^requests='
 sent=$(echo "$out" | sed -n 's/^requests=//p')
@@ -250,7 +250,7 @@ for _ in $(seq 1 60); do
   sleep 1
 done
 echo "api-1 health: $(docker inspect -f '{{.State.Health.Status}}' "$api1"); address $(address "$api1") (before the kill: $api1_address)"
-sleep 5 # HAProxy's `rise 2` at 2 s intervals
+sleep 3 # HAProxy's `rise 2` at 1 s intervals
 before1=$(answered api-1) before2=$(answered api-2)
 out=$(flow payments 2 rejoin) || { echo "$out"; fail "requests after api-1 was started again"; }
 echo "$out" | grep -v '^requests='
