@@ -198,3 +198,35 @@ export function machineCpuSeconds(): { busy: number; total: number } {
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
   return { busy: busy / 100, total: (busy + idle! + iowait!) / 100 };
 }
+
+/** What settlementSql answers. */
+export interface SettlementRow {
+  accepted: number;
+  unsettled: number;
+  settled: number;
+  last_final_ms: number | null;
+  p99_ms: number | null;
+}
+
+/**
+ * Settlement figures of the payments that `where` selects (all of them by default), from the payments
+ * and their history: how many were accepted, how many are still PROCESSING, how many reached a final
+ * status, the last of those times and the p99 from acceptance to final. The same SQL on both engines.
+ * @example (await client.query<SettlementRow>(settlementSql("where reference_id = 'bench'"))).rows[0];
+ */
+export function settlementSql(where = ''): string {
+  return `
+  with load as (select payment_token, status, created_at from payments ${where}),
+  final as (
+    select l.payment_token, l.created_at, min(h.at) as final_at
+    from load l join payment_status_history h on h.payment_token = l.payment_token
+    where h.status in ('PAID', 'DECLINED', 'ERROR', 'PRE_AUTHORIZED', 'CANCELED')
+    group by l.payment_token, l.created_at
+  )
+  select
+    (select count(*) from load)::int as accepted,
+    (select count(*) from load where status = 'PROCESSING')::int as unsettled,
+    (select count(*) from final)::int as settled,
+    (select extract(epoch from max(final_at)) * 1000 from final)::float8 as last_final_ms,
+    (select percentile_cont(0.99) within group (order by extract(epoch from (final_at - created_at)) * 1000) from final)::float8 as p99_ms`;
+}

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
-import { createBenchDatabase, json, median, processCpuSeconds, startColibri, startWorker } from './lib';
+import { createBenchDatabase, json, median, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
 import autocannon from 'autocannon';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -48,29 +48,6 @@ interface Settlement {
   /** CPU milliseconds per settled payment over load and drain: the service's process, and PostgreSQL's backends serving it. */
   serviceCpuMs: number;
   postgresCpuMs: number;
-}
-
-/** Settlement figures from the payments and their history: the same SQL on both engines. */
-const SETTLEMENT_SQL = `
-  with final as (
-    select p.payment_token, p.created_at, min(h.at) as final_at
-    from payments p join payment_status_history h on h.payment_token = p.payment_token
-    where h.status in ('PAID', 'DECLINED', 'ERROR', 'PRE_AUTHORIZED', 'CANCELED')
-    group by p.payment_token, p.created_at
-  )
-  select
-    (select count(*) from payments)::int as accepted,
-    (select count(*) from payments where status = 'PROCESSING')::int as unsettled,
-    (select count(*) from final)::int as settled,
-    (select extract(epoch from max(final_at)) * 1000 from final)::float8 as last_final_ms,
-    (select percentile_cont(0.99) within group (order by extract(epoch from (final_at - created_at)) * 1000) from final)::float8 as p99_ms`;
-
-interface SettlementRow {
-  accepted: number;
-  unsettled: number;
-  settled: number;
-  last_final_ms: number | null;
-  p99_ms: number | null;
 }
 
 async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promise<Settlement> {
@@ -131,7 +108,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     const postgresCpu = (await backends()).reduce((sum, pid) => sum + processCpuSeconds([pid]) - (cpuBefore.postgres.get(pid) ?? 0), 0);
     let row: SettlementRow;
     if (client) {
-      row = (await client.query<SettlementRow>(SETTLEMENT_SQL)).rows[0] as SettlementRow;
+      row = (await client.query<SettlementRow>(settlementSql())).rows[0] as SettlementRow;
       await client.end();
     } else {
       // PGlite is the service's own: read it once the service has let go of it.
@@ -141,7 +118,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       stopped = true;
       const handle = await openDatabase({ engine: 'pglite', dataDir });
       const { sql } = await import('kysely');
-      row = (await sql.raw<SettlementRow>(SETTLEMENT_SQL).execute(handle.db)).rows[0] as SettlementRow;
+      row = (await sql.raw<SettlementRow>(settlementSql()).execute(handle.db)).rows[0] as SettlementRow;
       await handle.close();
     }
     const lastFinal = row.last_final_ms ?? loadEnd;

@@ -25,7 +25,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createBenchDatabase, json, machineCpuSeconds, processCpuSeconds, startColibri, startWorker } from './lib';
+import { createBenchDatabase, json, machineCpuSeconds, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -77,21 +77,6 @@ async function balancerReady(base: string): Promise<void> {
   }
   throw new Error('HAProxy did not answer');
 }
-
-/** The load's payments (reference `bench`; the warm-up's are apart) and when they reached a final status. */
-const SETTLEMENT_SQL = `
-  with load as (select payment_token, status, created_at from payments where reference_id = 'bench'),
-  final as (
-    select l.payment_token, l.created_at, min(h.at) as final_at
-    from load l join payment_status_history h on h.payment_token = l.payment_token
-    where h.status in ('PAID', 'DECLINED', 'ERROR', 'PRE_AUTHORIZED', 'CANCELED')
-    group by l.payment_token, l.created_at
-  )
-  select
-    (select count(*) from load)::int as accepted,
-    (select count(*) from final)::int as settled,
-    (select extract(epoch from max(final_at)) * 1000 from final)::float8 as last_final_ms,
-    (select percentile_cont(0.99) within group (order by extract(epoch from (final_at - created_at)) * 1000) from final)::float8 as p99_ms`;
 
 interface Cpu {
   api: number;
@@ -172,6 +157,7 @@ async function runPhase(processes: number): Promise<Phase> {
       });
     await load('warm-up', 2);
     await drain();
+    // The load's payments only (reference `bench`; the warm-up's are apart).
 
     const pids = { api: apis.map((a) => a.child.pid!), worker: [worker.child.pid!], haproxy: [haproxy.pid!] };
     const before = {
@@ -218,7 +204,8 @@ async function runPhase(processes: number): Promise<Phase> {
     };
 
     await drain();
-    const row = (await client.query<{ accepted: number; settled: number; last_final_ms: number | null; p99_ms: number | null }>(SETTLEMENT_SQL)).rows[0]!;
+    // The load's payments only (reference `bench`; the warm-up's are apart).
+    const row = (await client.query<SettlementRow>(settlementSql("where reference_id = 'bench'"))).rows[0]!;
     const lastFinal = row.last_final_ms ?? loadEnd;
     return {
       processes,
