@@ -13,9 +13,8 @@ import {
 import { serialize } from 'pg-protocol';
 import { statementName } from './prepared-statements';
 
-/** A statement prepared on the PGlite instance: its name, its parameters' types and its columns. */
+/** A statement prepared on the PGlite instance (under its statementName): its parameters' types and its columns. */
 interface Prepared {
-  name: string;
   parameterTypes: number[];
   columns: { name: string; type: number }[];
 }
@@ -161,7 +160,6 @@ class PGliteConnection implements DatabaseConnection {
     const parameters = messages.find((m) => m.name === 'parameterDescription') as Extract<Message, { name: 'parameterDescription' }> | undefined;
     const row = messages.find((m) => m.name === 'rowDescription') as Extract<Message, { name: 'rowDescription' }> | undefined;
     const statement: Prepared = {
-      name,
       parameterTypes: parameters?.dataTypeIDs ?? [],
       columns: (row?.fields ?? []).map((field) => ({ name: field.name, type: field.dataTypeID })),
     };
