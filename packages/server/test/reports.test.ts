@@ -788,7 +788,7 @@ describe.runIf(ENGINES.includes('postgres'))('report export on PostgreSQL', () =
     ).rows;
   const until = async (check: () => Promise<boolean>, what: string) => {
     for (const started = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 50))) {
-      if (Date.now() - started > 15_000) throw new Error(`timed out waiting until ${what}`);
+      if (Date.now() - started > 15_000) throw new Error(`timed out waiting until ${what}; export backends now: ${JSON.stringify(await exportBackends())}`);
     }
   };
 
@@ -797,7 +797,11 @@ describe.runIf(ENGINES.includes('postgres'))('report export on PostgreSQL', () =
     await customerWithCard(service, m);
     const card = await service.ctx.db.selectFrom('cards').select(['id', 'person_id']).where('merchant_id', '=', m.merchant_id).executeTakeFirstOrThrow();
     await insertPayments(service, m, card.person_id, card.id, await merchantNow(service.ctx.db, m.merchant_id), 1);
-    // 100,000 payments, about 12 MB of CSV: more than the service, the sockets and the client buffer.
+    // 100,000 payments whose customer has an 800-character name, about 90 MB of CSV: more than the service,
+    // the client and every socket buffer between them can hold, even where the kernel has grown the
+    // receive buffers of a loopback connection towards their 32 MB ceiling (net.ipv4.tcp_rmem), as it
+    // did on a loaded machine when the export carried 12 MB and the backend finished unhindered.
+    await sql`update persons set name = repeat('Ana Souza ', 80) where id = ${card.person_id}`.execute(service.ctx.db);
     await sql`insert into payments (merchant_id, contract_id, reference_id, method, status, person_id, card_id, original_amount_minor,
         original_currency, amount_minor, currency, customer_fees_minor, merchant_fees_minor, fee_rules, installments, delay_capture, created_at, updated_at)
       select merchant_id, contract_id, reference_id || '-' || g, method, status, person_id, card_id, original_amount_minor + g % 1000,
