@@ -34,9 +34,8 @@ docker build --network host ${BASE_IMAGE:+--build-arg "BASE_IMAGE=$BASE_IMAGE"} 
 echo "built in $(($(date +%s) - started)) s; $(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1 / 1e6}')"
 
 step "the runtime stage holds the build, no sources and no dev dependencies"
-# (esbuild is there: tsx, a dependency of the server for COLIBRI_LOADER=tsx, brings it; it is never run.)
 docker run --rm --network none --entrypoint sh "$IMAGE" -c \
-  'test -f packages/server/dist/colibri.mjs && test ! -e packages/server/src && for dev in typescript vitest eslint playwright-core autocannon; do test ! -e node_modules/$dev || { echo "node_modules/$dev"; exit 1; }; done' ||
+  'test -f packages/server/dist/colibri.mjs && test ! -e packages/server/src && for dev in typescript vitest eslint playwright-core autocannon tsx esbuild; do test ! -e node_modules/$dev || { echo "node_modules/$dev"; exit 1; }; done' ||
   fail "sources or dev dependencies in the image"
 
 step "migrate, as a step of its own"
