@@ -60,7 +60,12 @@ const TABLES: { name: string; table: StateTable; moves: string[]; doc?: string }
     doc: 'checkout.md',
     moves: ['CREATED→PROCESSING', 'CREATED→CANCELED', 'PROCESSING→PROCESSING', 'PROCESSING→PAID', 'PROCESSING→CANCELED', 'PROCESSING→ERROR'],
   },
-  { name: 'THREE_DS_STATES', table: THREE_DS_STATES, moves: ['CHALLENGE_PENDING→AUTHENTICATED', 'CHALLENGE_PENDING→CHALLENGE_FAILED', 'AUTHENTICATED→USED'] },
+  {
+    name: 'THREE_DS_STATES',
+    table: THREE_DS_STATES,
+    doc: '3ds.md',
+    moves: ['CHALLENGE_PENDING→AUTHENTICATED', 'CHALLENGE_PENDING→CHALLENGE_FAILED', 'AUTHENTICATED→USED'],
+  },
 ];
 
 const statusesOf = (table: StateTable) => Object.keys(table.moves);
@@ -109,7 +114,7 @@ describe.each(TABLES)('$name', ({ table, moves }) => {
   });
 });
 
-describe.each(TABLES.filter(({ table }) => table !== THREE_DS_STATES))('$name timestamps', ({ table }) => {
+describe.each(TABLES)('$name timestamps', ({ table }) => {
   it('stamps every terminal status a move reaches with its own column', () => {
     const reached = new Set(Object.values(table.moves).flat());
     const terminal = statusesOf(table).filter((status) => (table.moves[status] ?? []).length === 0 && reached.has(status));
@@ -121,6 +126,15 @@ describe.each(TABLES.filter(({ table }) => table !== THREE_DS_STATES))('$name ti
       expect(Object.keys(stamp)[0], status).toMatch(/_at$/);
     }
   });
+});
+
+it('stamps every 3DS status a move reaches, and leaves those stored only at creation to created_at', () => {
+  const reached = new Set(Object.values(THREE_DS_STATES.moves).flat());
+  expect(Object.keys(THREE_DS_STATES.timestamps).sort()).toEqual([...reached].sort());
+  for (const status of ['UNENROLLED', 'NOT_ALLOWED', 'ERROR'] as const) {
+    expect(reached.has(status), status).toBe(false);
+    expect(stampOf(THREE_DS_STATES, status, new Date()), status).toEqual({});
+  }
 });
 
 describe('the tables drawn in docs/', () => {

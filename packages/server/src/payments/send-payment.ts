@@ -12,6 +12,7 @@ import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
 import { claimAuthentication } from '../three-ds/verify-authentication';
+import { releaseThreeDsClaim } from '../three-ds/change-status';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
 
 /** How sendPayment names its price's fields and words their failures (pricing/price.ts has the rules). */
@@ -134,7 +135,8 @@ export async function sendPayment(
       throw error;
     });
   } catch (error) {
-    await claim?.release();
+    // The payment was not stored: the compensation undoes the claim, so the authentication can still pay.
+    if (claim) await releaseThreeDsClaim(ctx.db, claim);
     throw error;
   }
   ctx.workerSignal.poke();

@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors';
 import { CHALLENGE_PASS_CODE, issueAuthenticationValue } from './directory-server';
 import type { AuthenticationAnswerBody } from './schemas';
 import { answerOf } from './start-authentication';
+import { changeThreeDsStatus } from './change-status';
 import { canMove } from '../lib/state-machine';
 import { CHALLENGE_TTL_MS, THREE_DS_STATES } from './states';
 import { isUuid } from '../lib/identifiers';
@@ -29,30 +30,12 @@ export async function answerChallenge(ctx: AppContext, id: string, code: string)
     if (now.getTime() - row.created_at.getTime() > CHALLENGE_TTL_MS) throw new ApiError('THREE_DS_CHALLENGE_EXPIRED');
 
     if (!constantTimeEqual(code.trim(), CHALLENGE_PASS_CODE)) {
-      return trx
-        .updateTable('three_ds_authentications')
-        .set({ status: 'CHALLENGE_FAILED', updated_at: now, error_code: 'CHALLENGE_FAILED', error_description: 'The customer did not pass the challenge.' })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return changeThreeDsStatus(trx, row, 'CHALLENGE_FAILED', now, { error_code: 'CHALLENGE_FAILED', error_description: 'The customer did not pass the challenge.' });
     }
     const card = row.card_id === null ? undefined : await trx.selectFrom('cards').select('scheme').where('id', '=', row.card_id).executeTakeFirstOrThrow();
     const value = issueAuthenticationValue(card?.scheme ?? 'VISA');
     const cavv = ctx.secretBox.encrypt(value.cavv);
-    return trx
-      .updateTable('three_ds_authentications')
-      .set({
-        status: 'AUTHENTICATED',
-        eci: value.eci,
-        version: value.version,
-        cavv_ciphertext: cavv.ciphertext,
-        cavv_key_id: cavv.keyId,
-        authenticated_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return changeThreeDsStatus(trx, row, 'AUTHENTICATED', now, { eci: value.eci, version: value.version, cavv_ciphertext: cavv.ciphertext, cavv_key_id: cavv.keyId });
   });
   return answerOf(answered);
 }

@@ -8,6 +8,7 @@ import { sendPayment, type SendPaymentResult } from '../payments/send-payment';
 import type { ThreeDsPaymentInput } from './schemas';
 import { canMove } from '../lib/state-machine';
 import { AUTHENTICATION_TTL_MS, THREE_DS_STATES } from './states';
+import { changeThreeDsStatus, releaseThreeDsClaim, type ThreeDsClaim } from './change-status';
 import { isUuid } from '../lib/identifiers';
 
 /**
@@ -22,7 +23,8 @@ import { isUuid } from '../lib/identifiers';
  *    authentication's amount and references, the 3DS data (ECI, CAVV, version, directory-server
  *    transaction id) and the reserved payment token; it is priced, stored and processed like any
  *    sendPayment (the CAVV travels in the processing job only);
- * 3. forget the CAVV. If sendPayment refuses, the claim is undone so nothing is lost.
+ * 3. forget the CAVV. If sendPayment refuses, the claim is undone (releaseThreeDsClaim, the
+ *    compensation in change-status.ts) so nothing is lost.
  * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken, amount: '150.50', reference_id: 'order-1' });
  */
 export async function payWithAuthentication(ctx: AppContext, merchantId: string, input: ThreeDsPaymentInput): Promise<SendPaymentResult> {
@@ -49,9 +51,11 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
     if (row.authenticated_at && now.getTime() - row.authenticated_at.getTime() > AUTHENTICATION_TTL_MS) throw new ApiError('THREE_DS_EXPIRED');
     // Told here, to the merchant's authenticated server, and never to the browser (no card-testing oracle).
     if (row.card_declined) throw new ApiError('THREE_DS_CARD_DECLINED');
-    await trx.updateTable('three_ds_authentications').set({ status: 'USED', used_at: now, updated_at: now }).where('id', '=', row.id).execute();
+    // The row is locked, so the guard of the change cannot miss: this request holds the claim.
+    await changeThreeDsStatus(trx, row, 'USED', now);
     return row;
   });
+  const claim: ThreeDsClaim = { before: claimed, usedAt: now };
   if (!claimed.person_id || !claimed.card_id || !claimed.cavv_ciphertext || !claimed.cavv_key_id || !claimed.eci || !claimed.version || !claimed.dstrans_id) {
     throw new Error(`invariant: authenticated 3DS authentication ${claimed.id} lacks its card or authentication value`);
   }
@@ -84,7 +88,8 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
       { paymentToken: claimed.payment_token, authenticationClaimed: true },
     );
   } catch (error) {
-    await ctx.db.updateTable('three_ds_authentications').set({ status: 'AUTHENTICATED', used_at: null }).where('id', '=', claimed.id).where('status', '=', 'USED').execute();
+    // No payment was stored: the claim is undone, and the authentication can pay with a right request.
+    await releaseThreeDsClaim(ctx.db, claim);
     throw error;
   }
   // The CAVV is a one-time cryptogram: once it is in the processing job it is not kept here.

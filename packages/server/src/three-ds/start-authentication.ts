@@ -135,6 +135,7 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
       updated_at: now,
       authenticated_at: value ? now : null,
       used_at: null,
+      challenge_failed_at: null,
     })
     .returning(['id', 'payment_token', 'status', 'error_code', 'error_description'])
     .executeTakeFirstOrThrow();

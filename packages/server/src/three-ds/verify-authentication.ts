@@ -2,6 +2,8 @@ import { constantTimeEqual } from '../auth/secrets';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { AUTHENTICATION_TTL_MS } from './states';
+import { changeThreeDsStatus, type ThreeDsClaim } from './change-status';
+import { IllegalMoveError } from '../lib/state-machine';
 import { isUuid } from '../lib/identifiers';
 
 /** The 3DS data a `sendPayment` carries (the spec's `authentication` object). */
@@ -21,26 +23,23 @@ export interface PaymentToAuthenticate {
   readonly now: Date;
 }
 
-/** A claimed authentication; `release` undoes the claim when the payment is not stored after all. */
-export interface ClaimedAuthentication {
-  release(): Promise<void>;
-}
-
 /**
  * Verifies the 3DS data of a card payment before it is stored, so invented data never reaches the
  * processor as if an issuer had authenticated the customer. Data issued by Colibri's own 3DS server
  * (its directory-server transaction id names one of its authentications) must match that record in
  * every respect: the same merchant, the same card, the same amount and currency, a successful
  * authentication that has not paid yet and is at most an hour old, and the same ECI and CAVV (the
- * CAVV compared in constant time). The record is then claimed (USED) in one conditional update, so
- * one authentication pays once even when two payments race.
+ * CAVV compared in constant time). The record is then claimed (USED, its CAVV erased) by
+ * changeThreeDsStatus, whose guarded update lets one authentication pay once even when two payments
+ * race. The caller stores the payment next, and undoes the claim with releaseThreeDsClaim if it
+ * cannot (change-status.ts).
  *
  * Data issued by another 3DS server can only be verified by the processor, through its connector; in
  * sandbox mode Colibri's simulated 3DS server is the only one, so such data is refused there.
  * Returns null when the processor is left to verify.
  * @example const claim = await claimAuthentication(ctx, body.authentication, { merchantId, cardId, amountMinor, currency, now });
  */
-export async function claimAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ClaimedAuthentication | null> {
+export async function claimAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ThreeDsClaim | null> {
   const mismatch = (field: string, why: string) => new ApiError('AUTHENTICATION_MISMATCH', `authentication.${field}: ${why}`);
   const row = isUuid(presented.dstrans_id)
     ? await ctx.db.selectFrom('three_ds_authentications').selectAll().where('dstrans_id', '=', presented.dstrans_id.toLowerCase()).executeTakeFirst()
@@ -59,22 +58,12 @@ export async function claimAuthentication(ctx: AppContext, presented: PresentedA
   if (row.eci !== presented.eci) throw mismatch('eci', 'does not match the authentication.');
   if (!constantTimeEqual(ctx.secretBox.decrypt(row.cavv_key_id, row.cavv_ciphertext), presented.cavv)) throw mismatch('cavv', 'does not match the authentication.');
 
-  const claimed = await ctx.db
-    .updateTable('three_ds_authentications')
-    .set({ status: 'USED', used_at: payment.now, updated_at: payment.now, cavv_ciphertext: null, cavv_key_id: null })
-    .where('id', '=', row.id)
-    .where('status', '=', 'AUTHENTICATED')
-    .returning('id')
-    .executeTakeFirst();
-  if (!claimed) throw mismatch('dstrans_id', 'the authentication already paid; each authentication pays once.');
-  return {
-    release: async () => {
-      await ctx.db
-        .updateTable('three_ds_authentications')
-        .set({ status: 'AUTHENTICATED', used_at: null, cavv_ciphertext: row.cavv_ciphertext, cavv_key_id: row.cavv_key_id })
-        .where('id', '=', row.id)
-        .where('status', '=', 'USED')
-        .execute();
-    },
-  };
+  try {
+    await changeThreeDsStatus(ctx.db, row, 'USED', payment.now, { cavv_ciphertext: null, cavv_key_id: null });
+  } catch (error) {
+    // Another payment claimed it between the read and this guarded update.
+    if (error instanceof IllegalMoveError) throw mismatch('dstrans_id', 'the authentication already paid; each authentication pays once.');
+    throw error;
+  }
+  return { before: row, usedAt: payment.now };
 }

@@ -20,6 +20,7 @@ import * as checkoutMethods from './0015-checkout-methods';
 import * as checkoutCardAttempt from './0025-checkout-card-attempt';
 import * as paymentRefundedAt from './0026-payment-refunded-at';
 import * as tenantKeys from './0022-tenant-keys';
+import * as threeDsChallengeFailedAt from './0027-three-ds-challenge-failed-at';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0025-checkout-card-attempt': checkoutCardAttempt,
   '0026-payment-refunded-at': paymentRefundedAt,
   '0022-tenant-keys': tenantKeys,
+  '0027-three-ds-challenge-failed-at': threeDsChallengeFailedAt,
 };

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** Table types of the 3DS domain (migration 0008-three-ds); merged into db/schema.ts's Database. */
+/** Table types of the 3DS domain (migrations 0008-three-ds, 0014 and 0027); merged into db/schema.ts's Database. */
 export interface ThreeDsAuthenticationsTable {
   id: Generated<string>;
   merchant_id: string;
@@ -31,6 +31,8 @@ export interface ThreeDsAuthenticationsTable {
   updated_at: Date;
   authenticated_at: Date | null;
   used_at: Date | null;
+  /** When the customer failed the challenge (migration 0027): every terminal status reached by a move has its time. */
+  challenge_failed_at: Date | null;
 }
 
 export interface ThreeDsTables {
