@@ -12,12 +12,15 @@
  * reads those payments in turn. Each round runs pgbench and then Colibri on a fresh database, back to
  * back, so both meet the same machine load; the table gives medians over the rounds, and each ratio is
  * the median of the rounds' ratios. PGlite's ratio is against the median pgbench.
+ * Each run also prints CPU per request over the load: the service's process, PostgreSQL's backends
+ * serving it, and the load generator (this process), which share the machine's cores.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createBenchDatabase, median, pgbench, printTable, startColibri, type Figure } from './lib';
+import pg from 'pg';
+import { createBenchDatabase, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -92,6 +95,14 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
   const service = await startColibri(18_202, env);
   try {
     const { token, paymentTokens } = await seedPayments(service.url, service.adminToken);
+    // CPU per request, counted over the load alone: the service's process, PostgreSQL's backends serving
+    // it, and this process (the load generator), each from /proc.
+    const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
+    await client?.connect();
+    const backends = async () =>
+      ((await client?.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()'))?.rows ?? []).map((r) => r.pid);
+    const pids = await backends();
+    const before = { service: processCpuSeconds([service.child.pid as number]), postgres: processCpuSeconds(pids), generator: processCpuSeconds([process.pid]) };
     const result = await autocannon({
       url: service.url,
       connections,
@@ -99,6 +110,16 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
       headers: { 'x-auth-token': token },
       requests: paymentTokens.map((paymentToken) => ({ method: 'GET' as const, path: `/transactionDetails/${paymentToken}` })),
     });
+    const perRequestUs = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, result.requests.total);
+    const cpu = {
+      service: perRequestUs(processCpuSeconds([service.child.pid as number]) - before.service),
+      postgres: perRequestUs(processCpuSeconds(pids) - before.postgres),
+      generator: perRequestUs(processCpuSeconds([process.pid]) - before.generator),
+    };
+    await client?.end();
+    console.log(
+      `${engine}: CPU per request: service ${cpu.service.toFixed(0)} µs, PostgreSQL ${engine === 'postgres' ? `${cpu.postgres.toFixed(0)} µs` : '(in the service)'}, load generator ${cpu.generator.toFixed(0)} µs`,
+    );
     return { name: `${engine}: GET /transactionDetails (${paymentTokens.length} payments in turn)`, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
   } finally {
     await service.stop();
