@@ -1,4 +1,3 @@
-import adyen from '@adyen/api-library';
 import type { Types } from '@adyen/api-library';
 import type { Db } from '../../db/database';
 import { failed } from '../../processor/outcome-codes';
@@ -6,10 +5,11 @@ import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, Proce
 import type { Connector, ConnectorDefinition, ConnectorSettings, DoctorCheck, KnownOutcome } from '../connector';
 import { readOutcome, recordOutcome, settledOrPending } from '../operations';
 import { translatePayment } from './adyen-codes';
+import { adyenLibrary } from './adyen-library';
 import { AdyenRequestRefused, AdyenTransport } from './adyen-transport';
 
-const { CheckoutAPI, Client, hmacValidator } = adyen;
-const checkoutTypes = adyen.Types.checkout;
+/** The Checkout API's enumerations, from the library (loaded with the first Adyen connector). */
+const checkoutTypes = (): typeof Types.checkout => adyenLibrary().Types.checkout;
 
 /** The Checkout API's test base URL, as the library builds it; LIVE uses the account's own prefix. */
 const TEST_CHECKOUT_BASE = 'https://checkout-test.adyen.com';
@@ -39,12 +39,13 @@ export interface AdyenSettings {
  */
 export class AdyenConnector implements Connector {
   readonly id = 'adyen';
-  private readonly checkout: InstanceType<typeof CheckoutAPI>;
+  private readonly checkout: InstanceType<ReturnType<typeof adyenLibrary>['CheckoutAPI']>;
 
   constructor(
     readonly settings: AdyenSettings,
     private readonly db: Db,
   ) {
+    const adyen = adyenLibrary();
     const config = new adyen.Config({
       apiKey: settings.apiKey,
       environment: settings.environment === 'LIVE' ? adyen.EnvironmentEnum.LIVE : adyen.EnvironmentEnum.TEST,
@@ -52,7 +53,7 @@ export class AdyenConnector implements Connector {
       connectionTimeoutMillis: settings.timeoutMs,
     });
     const transport = new AdyenTransport({ timeoutMs: settings.timeoutMs, checkoutUrl: settings.checkoutUrl });
-    this.checkout = new CheckoutAPI(new Client(config, transport as never));
+    this.checkout = new adyen.CheckoutAPI(new adyen.Client(config, transport as never));
   }
 
   /** A zero-amount authorisation with the CVV: Adyen's card verification. */
@@ -65,7 +66,7 @@ export class AdyenConnector implements Connector {
           returnUrl: this.settings.returnUrl,
           amount: { currency: 'BRL', value: 0 },
           paymentMethod: { ...cardDetails(input.card), cvc: input.cvv },
-          shopperInteraction: checkoutTypes.PaymentRequest.ShopperInteractionEnum.Ecommerce,
+          shopperInteraction: checkoutTypes().PaymentRequest.ShopperInteractionEnum.Ecommerce,
         } as Types.checkout.PaymentRequest,
         { idempotencyKey: input.reference },
       );
@@ -81,8 +82,8 @@ export class AdyenConnector implements Connector {
         reference: input.reference,
         returnUrl: this.settings.returnUrl,
         amount: amountOf(input.amountMinor, input.currency),
-        paymentMethod: { ...cardDetails(input.card), ...(input.method === 'DEBITCARD' ? { fundingSource: checkoutTypes.CardDetails.FundingSourceEnum.Debit } : {}) } as Types.checkout.CardDetails,
-        shopperInteraction: checkoutTypes.PaymentRequest.ShopperInteractionEnum.Ecommerce,
+        paymentMethod: { ...cardDetails(input.card), ...(input.method === 'DEBITCARD' ? { fundingSource: checkoutTypes().CardDetails.FundingSourceEnum.Debit } : {}) } as Types.checkout.CardDetails,
+        shopperInteraction: checkoutTypes().PaymentRequest.ShopperInteractionEnum.Ecommerce,
         ...(input.installments > 1 ? { installments: { value: input.installments } } : {}),
         // A pre-authorisation is held for a later capture; otherwise Adyen captures at once.
         ...(input.capture ? { captureDelayHours: 0 } : { additionalData: { manualCapture: 'true', authorisationType: 'PreAuth' } }),
@@ -93,8 +94,8 @@ export class AdyenConnector implements Connector {
                 eci: auth.eci,
                 dsTransID: auth.dsTransId,
                 threeDSVersion: auth.version,
-                authenticationResponse: checkoutTypes.ThreeDSecureData.AuthenticationResponseEnum.Y,
-                directoryResponse: checkoutTypes.ThreeDSecureData.DirectoryResponseEnum.Y,
+                authenticationResponse: checkoutTypes().ThreeDSecureData.AuthenticationResponseEnum.Y,
+                directoryResponse: checkoutTypes().ThreeDSecureData.DirectoryResponseEnum.Y,
               },
             }
           : {}),
@@ -156,7 +157,7 @@ export class AdyenConnector implements Connector {
     if (item.merchantAccountCode !== this.settings.merchantAccount) return false;
     if (!item.additionalData?.hmacSignature) return false;
     try {
-      return new hmacValidator().validateHMAC(item, this.settings.hmacKey);
+      return new (adyenLibrary().hmacValidator)().validateHMAC(item, this.settings.hmacKey);
     } catch {
       return false;
     }
@@ -209,7 +210,7 @@ async function checkAdyen(settings: AdyenSettings): Promise<DoctorCheck[]> {
 
 function cardDetails(card: ProcessorCard): Types.checkout.CardDetails {
   return {
-    type: checkoutTypes.CardDetails.TypeEnum.Scheme,
+    type: checkoutTypes().CardDetails.TypeEnum.Scheme,
     number: card.number,
     expiryMonth: String(card.expMonth).padStart(2, '0'),
     expiryYear: String(card.expYear),
