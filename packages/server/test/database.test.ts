@@ -101,3 +101,48 @@ describe('PGlite statements prepared once (db/pglite-dialect.ts)', () => {
     expect((await read()).rows[0]).toMatchObject({ id: 1, extra: 'x' });
   });
 });
+
+describe.each(ENGINES)('generic plans on %s (db/database.ts PLAN_CACHE_MODE)', (engine) => {
+  let database: TestDatabase | undefined;
+  let single: DatabaseHandle;
+  beforeAll(async () => {
+    if (engine === 'postgres') {
+      database = await createTestDatabase('postgres');
+      single = await openDatabase({ engine: 'postgres', url: database.url as string, poolSize: 1 });
+    } else {
+      single = await openDatabase({ engine: 'pglite' });
+    }
+    await sql`create table plan_probe (token uuid primary key, note text not null)`.execute(single.db);
+    await sql`insert into plan_probe select gen_random_uuid(), 'n' || g from generate_series(1, 500) g`.execute(single.db);
+  });
+  afterAll(async () => {
+    await single.close();
+    await database?.drop();
+  });
+
+  it('plans a batched key look-up once, generically, whatever the size of the batch', async () => {
+    const tokens = (await sql<{ token: string }>`select token from plan_probe order by note limit 40`.execute(single.db)).rows.map((r) => r.token);
+    // The shape of lib/batch.ts's shared reads: one text, a batch of keys of any length as its one array.
+    const read = (keys: string[]) => sql<{ note: string }>`select note from plan_probe where token = any(${keys}::uuid[])`.execute(single.db);
+    for (const size of [1, 4, 2, 9, 3, 1, 7, 5, 2, 40]) expect((await read(tokens.slice(0, size))).rows).toHaveLength(size);
+    const { rows } = await sql<{ generic_plans: string; custom_plans: string }>`select generic_plans::text, custom_plans::text from pg_prepared_statements
+      where statement like '%from plan_probe where token = any%'`.execute(single.db);
+    // Prepared from its second run on (or its first, where this process ran the text before), each run
+    // on the one generic plan; under PostgreSQL's default the planner would cost custom plans for each
+    // batch cheaper and plan every run again.
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]?.generic_plans)).toBeGreaterThanOrEqual(9);
+    expect(rows[0]?.custom_plans).toBe('0');
+  });
+
+  it('lets a transaction ask for custom plans again, as report exports do', async () => {
+    const mode = (db: typeof single.db) => sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(db).then((r) => r.rows[0]?.plan_cache_mode);
+    expect(await mode(single.db)).toBe('force_generic_plan');
+    const inside = await single.db.transaction().execute(async (trx) => {
+      await sql`set local plan_cache_mode = auto`.execute(trx);
+      return mode(trx);
+    });
+    expect(inside).toBe('auto');
+    expect(await mode(single.db)).toBe('force_generic_plan');
+  });
+});
