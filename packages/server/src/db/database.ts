@@ -31,25 +31,26 @@ export function postgresPool(db: Db): pg.Pool | undefined {
 }
 
 /**
- * Opens Kysely over PostgreSQL (pooled) or PGlite (embedded, one serialised connection). Both engines
- * return `int8` columns as `bigint`, so money in minor units never passes through a JS number.
- * @example
- * const { db, close } = await openDatabase({ engine: 'pglite' }); // in memory
- */
-/**
  * Every connection plans a prepared statement once, generically, and keeps that plan. Colibri's
  * statements are few, fixed texts looking rows up by key, most of them shared by the requests of one
  * turn of the event loop as `key = any($1)` (lib/batch.ts); under PostgreSQL's default (`auto`) the
  * planner compares the generic plan, costed for an array of unknown length, with custom plans costed for
  * the batch at hand, finds the custom ones cheaper and so plans the statement again on every run.
- * Measured on transaction details (bench/transaction-details.ts): PostgreSQL's CPU per request went from
- * about 220 µs to about 115 µs, and a plan that executes in 0.2 ms no longer costs 0.3 to 0.6 ms to make.
+ * Measured on transaction details (bench/transaction-details.ts): PostgreSQL's CPU per request was 144 to
+ * 219 µs under `auto` and 116 to 132 µs generic, in alternated rounds; a plan that executes in 0.2 ms no
+ * longer costs 0.3 to 0.6 ms to make on every run.
  * Plans follow the data: an ANALYZE (autovacuum's, or db/planner-statistics.ts as tables grow)
  * invalidates them. Queries shaped by a merchant over ranges of their own data (report exports) ask for
  * custom plans again (`set local plan_cache_mode = auto`).
  */
 export const PLAN_CACHE_MODE = 'force_generic_plan';
 
+/**
+ * Opens Kysely over PostgreSQL (pooled) or PGlite (embedded, one serialised connection). Both engines
+ * return `int8` columns as `bigint`, so money in minor units never passes through a JS number.
+ * @example
+ * const { db, close } = await openDatabase({ engine: 'pglite' }); // in memory
+ */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.engine === 'postgres') {
     const pool = new pg.Pool({
