@@ -92,10 +92,16 @@ describeEachEngine('token signing keys', (service) => {
     const m = await service().merchant();
     const before = m.token;
     const other = await TokenService.load(service().ctx.db, service().ctx.secretBox);
+    // Issued before the rotation and after it in the same second: the new key signs the second one (a
+    // token of the second's cache, signed by the old key, is not handed out again).
+    const second = Math.floor(Date.now() / 1000) - 1;
+    const principal = { userId: m.user.id, merchantId: m.merchant_id };
+    const previous = await service().ctx.tokens.issue(principal, second);
     const rotated = await service().post('/admin/token-keys/rotate', undefined, { headers: admin(service()) });
     expect(rotated.status).toBe(200);
     expect(rotated.body.kid).toBe(service().ctx.tokens.currentKeyId);
-    const after = await service().ctx.tokens.issue({ userId: m.user.id, merchantId: m.merchant_id }, Math.floor(Date.now() / 1000) - 1);
+    expect(headerOf(previous).kid).not.toBe(rotated.body.kid);
+    const after = await service().ctx.tokens.issue(principal, second);
     expect(headerOf(after).kid).toBe(rotated.body.kid);
     expect((await service().get('/me', { token: before })).status).toBe(200);
     expect((await service().get('/me', { token: after })).status).toBe(200);

@@ -168,6 +168,8 @@ export class TokenService {
   private reload(): Promise<void> {
     this.reloading ??= TokenService.readKeys(this.source)
       .then((loaded) => {
+        // Tokens issued in this second by the key that no longer signs are not handed out again.
+        if (loaded.current.kid !== this.current.kid) this.issued.clear();
         this.keys = loaded.keys;
         this.current = loaded.current;
         this.loadedAt = Date.now();
