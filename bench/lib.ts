@@ -191,6 +191,19 @@ export function processCpuSeconds(pids: readonly number[]): number {
   return ticks / ticksPerSecond;
 }
 
+/** CPU seconds used so far by each PostgreSQL backend of the client's database (the client's own excepted), by process id. */
+export async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+  return new Map(rows.map(({ pid }) => [pid, processCpuSeconds([pid])]));
+}
+
+/** CPU seconds the backends used between two readings of backendCpuSeconds; one that started in between counts from zero. */
+export function backendCpuSince(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** The machine's busy and total CPU seconds so far, over every core (/proc/stat). */
 export function machineCpuSeconds(): { busy: number; total: number } {
   const [, ...values] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);

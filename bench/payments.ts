@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
-import { createBenchDatabase, json, median, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
+import { backendCpuSeconds, backendCpuSince, createBenchDatabase, json, median, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
 import autocannon from 'autocannon';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -80,9 +80,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
-    const backends = async () =>
-      ((await client?.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()'))?.rows ?? []).map((r) => r.pid);
-    const cpuBefore = { service: processCpuSeconds([service.child.pid as number]), postgres: new Map((await backends()).map((pid) => [pid, processCpuSeconds([pid])])) };
+    const cpuBefore = { service: processCpuSeconds([service.child.pid as number]), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>() };
     const loadStart = Date.now();
     const result = await autocannon({
       url: `${service.url}/checkout/sendPayment`,
@@ -105,7 +103,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       await new Promise((r) => setTimeout(r, 50));
     }
     const serviceCpu = processCpuSeconds([service.child.pid as number]) - cpuBefore.service;
-    const postgresCpu = (await backends()).reduce((sum, pid) => sum + processCpuSeconds([pid]) - (cpuBefore.postgres.get(pid) ?? 0), 0);
+    const postgresCpu = client ? backendCpuSince(cpuBefore.postgres, await backendCpuSeconds(client)) : 0;
     let row: SettlementRow;
     if (client) {
       row = (await client.query<SettlementRow>(settlementSql())).rows[0] as SettlementRow;

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createBenchDatabase, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
+import { backendCpuSeconds, backendCpuSince, createBenchDatabase, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -99,10 +99,11 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
     // it, and this process (the load generator), each from /proc.
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
-    const backends = async () =>
-      ((await client?.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()'))?.rows ?? []).map((r) => r.pid);
-    const pids = await backends();
-    const before = { service: processCpuSeconds([service.child.pid as number]), postgres: processCpuSeconds(pids), generator: processCpuSeconds([process.pid]) };
+    const before = {
+      service: processCpuSeconds([service.child.pid as number]),
+      postgres: client ? await backendCpuSeconds(client) : new Map<number, number>(),
+      generator: processCpuSeconds([process.pid]),
+    };
     const result = await autocannon({
       url: service.url,
       connections,
@@ -113,7 +114,8 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
     const perRequestUs = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, result.requests.total);
     const cpu = {
       service: perRequestUs(processCpuSeconds([service.child.pid as number]) - before.service),
-      postgres: perRequestUs(processCpuSeconds(pids) - before.postgres),
+      // Backends the service's pool opened during the load count too.
+      postgres: perRequestUs(client ? backendCpuSince(before.postgres, await backendCpuSeconds(client)) : 0),
       generator: perRequestUs(processCpuSeconds([process.pid]) - before.generator),
     };
     await client?.end();

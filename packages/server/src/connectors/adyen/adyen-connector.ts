@@ -1,4 +1,4 @@
-import type { Types } from '@adyen/api-library';
+import type { CheckoutAPI, Types } from '@adyen/api-library';
 import type { Db } from '../../db/database';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, ProcessorCard, VerifyCardInput } from '../../processor/processor';
@@ -39,7 +39,7 @@ export interface AdyenSettings {
  */
 export class AdyenConnector implements Connector {
   readonly id = 'adyen';
-  private readonly checkout: InstanceType<ReturnType<typeof adyenLibrary>['CheckoutAPI']>;
+  private readonly checkout: CheckoutAPI;
 
   constructor(
     readonly settings: AdyenSettings,
