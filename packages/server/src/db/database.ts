@@ -37,7 +37,7 @@ export function postgresPool(db: Db): pg.Pool | undefined {
  * planner compares the generic plan, costed for an array of unknown length, with custom plans costed for
  * the batch at hand, finds the custom ones cheaper and so plans the statement again on every run.
  * Measured on transaction details (bench/transaction-details.ts): PostgreSQL's CPU per request was 144 to
- * 219 µs under `auto` and 116 to 132 µs generic, in alternated rounds; a plan that executes in 0.2 ms no
+ * 219 µs under `auto` and 116 to 132 µs generic, in alternated rounds (backends open before the load); a plan that executes in 0.2 ms no
  * longer costs 0.3 to 0.6 ms to make on every run.
  * Plans follow the data: an ANALYZE (autovacuum's, or db/planner-statistics.ts as tables grow)
  * invalidates them. Queries shaped by a merchant over ranges of their own data (report exports) ask for
