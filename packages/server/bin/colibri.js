@@ -10,6 +10,8 @@
 import { pathToFileURL } from 'node:url';
 
 let buildCli;
+/** @type {import('../src/cli.ts').CliOptions} */
+const options = {};
 if (process.env.COLIBRI_LOADER === 'tsx') {
   const { register } = await import('tsx/esm/api');
   register();
@@ -30,11 +32,19 @@ if (process.env.COLIBRI_LOADER === 'tsx') {
       process.exit(1);
     }
   }
-  // Stack traces name the TypeScript files and lines through dist/colibri.mjs.map. Source maps are turned
-  // on once the packages the bundle imports are loaded (in the bundle's order, so each is evaluated when it
-  // would have been): turned on before, Node would read and keep those of some 500 files in node_modules.
-  for (const name of readBuildInfo().packages) await import(name);
+  // Stack traces name the TypeScript files and lines through the source maps beside dist/colibri.mjs and
+  // its chunks. Source maps are turned on once the packages the bundle imports are loaded (in the
+  // bundle's order, so each is evaluated when it would have been): turned on before, Node would read and
+  // keep those of some 500 files in node_modules. The entry loads its own few packages; the service's,
+  // only when a command that runs the service or opens its database is about to load its modules.
+  const { packages, entryPackages } = readBuildInfo();
+  for (const name of entryPackages) await import(name);
   process.setSourceMapsEnabled(true);
   ({ buildCli } = await import(pathToFileURL(bundleFile).href));
+  options.beforeServer = async () => {
+    process.setSourceMapsEnabled(false);
+    for (const name of packages) await import(name);
+    process.setSourceMapsEnabled(true);
+  };
 }
-await buildCli().parseAsync(process.argv);
+await buildCli(options).parseAsync(process.argv);

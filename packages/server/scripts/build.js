@@ -13,7 +13,7 @@
 // are copied to the matching place under dist/, and the dashboard's front end is bundled into
 // dist/dashboard/built/ (scripts/dashboard-ui.js), so dist/ works without src/ and without esbuild.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUILT_SCRIPT, BUILT_STYLE, bundleDashboardUi } from './dashboard-ui.js';
@@ -53,8 +53,15 @@ export async function buildService() {
   try {
     result = await esbuild.build({
       absWorkingDir: serverDir,
-      entryPoints: [join(srcDir, 'cli.ts')],
-      outfile: bundleFile,
+      // src/cli.ts is the entry; the modules that only the service's commands need (src/server-commands.ts,
+      // imported when one runs) come out as chunks beside it, so the developer's commands start light.
+      entryPoints: { colibri: join(srcDir, 'cli.ts') },
+      outdir: distDir,
+      outExtension: { '.js': '.mjs' },
+      // Chunks sit beside the entry, not in a folder of their own: every module's `import.meta.url`
+      // is rewritten relative to the output file's folder (below).
+      chunkNames: '[name]-[hash]',
+      splitting: true,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -122,17 +129,51 @@ export async function buildService() {
   mkdirSync(dashboardBuiltDir, { recursive: true });
   writeAtomically(join(dashboardBuiltDir, BUILT_SCRIPT), dashboard.script);
   writeAtomically(join(dashboardBuiltDir, BUILT_STYLE), dashboard.style);
-  const packages = [
-    ...new Set(
-      Object.values(result.metafile.outputs)
-        .flatMap((output) => output.imports)
-        .filter((i) => i.external && i.kind === 'import-statement' && !i.path.startsWith('node:'))
-        .map((i) => i.path),
-    ),
-  ];
+  const { packages, entryPackages } = importedPackages(result.metafile);
+  const outputs = Object.keys(result.metafile.outputs).filter((file) => !file.endsWith('.map')).map((file) => relative(distDir, join(serverDir, file)).split(sep).join('/'));
   for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
-  writeAtomically(buildInfoFile, `${JSON.stringify({ builtAt: new Date().toISOString(), packages, inputs }, null, 1)}\n`);
+  writeAtomically(buildInfoFile, `${JSON.stringify({ builtAt: new Date().toISOString(), packages, entryPackages, outputs, inputs }, null, 1)}\n`);
+  removeOldChunks(outputs);
   return { file: bundleFile, inputs: Object.keys(inputs).length };
+}
+
+/**
+ * The packages the build imports, in the order the bundle first imports them: `packages` for the
+ * whole service, `entryPackages` for dist/colibri.mjs and the chunks it imports statically (what a
+ * command that does not run the service loads).
+ */
+function importedPackages(metafile) {
+  const isPackage = (i) => i.external && i.kind === 'import-statement' && !i.path.startsWith('node:');
+  const packages = new Set(Object.values(metafile.outputs).flatMap((output) => output.imports.filter(isPackage).map((i) => i.path)));
+  const entryPackages = new Set();
+  const visit = (file, seen) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const i of metafile.outputs[file].imports) {
+      if (isPackage(i)) entryPackages.add(i.path);
+      else if (!i.external && i.kind === 'import-statement') visit(i.path, seen);
+    }
+  };
+  const entry = Object.keys(metafile.outputs).find((file) => metafile.outputs[file].entryPoint !== undefined);
+  visit(entry, new Set());
+  return { packages: [...packages], entryPackages: [...entryPackages] };
+}
+
+/**
+ * Deletes chunks of earlier builds. One is kept for a day after it was last built: a process started
+ * from that build may not have loaded the chunks of the service's commands yet.
+ */
+function removeOldChunks(outputs) {
+  const current = new Set(outputs.flatMap((file) => [file, `${file}.map`]));
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of readdirSync(distDir)) {
+    if (!/^[\w-]+-[A-Z0-9]{8}\.mjs(\.map)?$/.test(name) || current.has(name)) continue;
+    try {
+      if (statSync(join(distDir, name)).mtimeMs < dayAgo) rmSync(join(distDir, name), { force: true });
+    } catch {
+      // Removed by another build meanwhile.
+    }
+  }
 }
 
 function writeAtomically(file, contents) {
@@ -141,7 +182,7 @@ function writeAtomically(file, contents) {
   renameSync(partial, file);
 }
 
-/** dist/build-info.json: the packages the bundle imports and its inputs' hashes. */
+/** dist/build-info.json: the packages the bundle imports, its output files and its inputs' hashes. */
 export function readBuildInfo() {
   return JSON.parse(readFileSync(buildInfoFile, 'utf8'));
 }
@@ -157,7 +198,7 @@ export function staleReason() {
   } catch {
     return 'no build in dist/';
   }
-  if (!existsSync(bundleFile)) return 'no build in dist/';
+  for (const file of info.outputs ?? ['colibri.mjs']) if (!existsSync(join(distDir, file))) return `dist/${file} is missing`;
   for (const [file, hash] of Object.entries(info.inputs)) {
     let now;
     try {

@@ -1,13 +1,7 @@
 import { Command } from 'commander';
-import { runDoctor } from './connectors/doctor';
 import { registerDeveloperCommands } from './cli/developer-commands';
-import { migrateToLatest } from './db/migrate';
-import { serve } from './main';
-import { createMerchant } from './merchants/create-merchant';
-import { ConfigError, loadConfig } from './config';
-import { DataDirLockedError } from './db/data-dir-lock';
-import { DatabaseStartError, openConfiguredDatabase, VERSION, waitForDatabase } from './runtime';
-import { work } from './worker';
+import type * as ServerCommands from './server-commands';
+import { VERSION } from './version';
 
 /** What the service's commands read: the full list, with defaults, is in docs/configuration.md. */
 const SERVICE_ENVIRONMENT = `
@@ -20,46 +14,48 @@ Environment (every variable, with its default: docs/configuration.md):
   PUBLIC_BASE_URL       the address customers reach (checkout_url)
   LOG_LEVEL, LOG_FORMAT`;
 
-/** The `colibri` command line. */
-export function buildCli(): Command {
+/** How bin/colibri.js prepares the process before the service's modules load. */
+export interface CliOptions {
+  /** Runs once, before the first command that runs the service or opens its database loads its modules. */
+  beforeServer?: () => Promise<void>;
+}
+
+/**
+ * The `colibri` command line. The commands that run the service or open its database load their
+ * modules (src/server-commands.ts, and the service's packages) when they run; the developer's commands
+ * talk to a service over HTTP and start without them.
+ */
+export function buildCli(options: CliOptions = {}): Command {
+  let server: Promise<typeof ServerCommands> | undefined;
+  const load = () => (server ??= (async () => {
+    await options.beforeServer?.();
+    return import('./server-commands');
+  })());
   const program = new Command('colibri').description('Colibri payments service').version(VERSION);
 
   program
     .command('serve')
     .description('run the HTTP service (and its workers) on the configured database')
     .addHelpText('after', `\nExamples:\n  colibri serve\n  DATABASE_URL=postgres://colibri@db:5432/colibri PORT=8080 colibri serve\n${SERVICE_ENVIRONMENT}`)
-    .action(startup(async () => serve(loadConfig())));
+    .action(async () => (await load()).serveCommand());
 
   program
     .command('worker')
     .description('run only the background workers (jobs, callbacks, sweeps) on the configured database')
     .addHelpText('after', `\nExamples:\n  DATABASE_URL=postgres://colibri@db:5432/colibri colibri worker\n${SERVICE_ENVIRONMENT}\n  COLIBRI_WORKER_CONCURRENCY, COLIBRI_CALLBACK_CONCURRENCY  jobs and callbacks in flight`)
-    .action(startup(async () => work(loadConfig())));
+    .action(async () => (await load()).workerCommand());
 
   program
     .command('migrate')
     .description('apply pending database migrations and exit')
     .addHelpText('after', `\nExamples:\n  colibri migrate\n  DATABASE_URL=postgres://colibri@db:5432/colibri colibri migrate\n\nEnvironment:\n  DATABASE_URL, COLIBRI_DATA_DIR, COLIBRI_DB_WAIT_MS (how long to wait for the database)`)
-    .action(startup(async () => {
-      const config = loadConfig();
-      const handle = await openConfiguredDatabase(config);
-      await waitForDatabase(handle, config);
-      try {
-        const applied = await migrateToLatest(handle.db);
-        console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
-      } finally {
-        await handle.close();
-      }
-    }));
+    .action(async () => (await load()).migrateCommand());
 
   program
     .command('doctor')
     .description('check the connector configuration: routes, settings, certificates, endpoints (exit 1 on failure)')
     .addHelpText('after', `\nExamples:\n  colibri doctor\n  COLIBRI_MODE=live COLIBRI_ADYEN_API_KEY=… COLIBRI_ADYEN_MERCHANT_ACCOUNT=ShopBR colibri doctor\n\nEnvironment:\n  COLIBRI_MODE, COLIBRI_MASTER_KEY, and each connector's settings (COLIBRI_ADYEN_*; docs/connectors.md)`)
-    .action(startup(async () => {
-      const ok = await runDoctor(loadConfig(), (line) => console.log(line));
-      if (!ok) process.exitCode = 1;
-    }));
+    .action(async () => (await load()).doctorCommand());
 
   const merchant = program.command('merchant').description('manage merchants');
   merchant
@@ -74,7 +70,7 @@ export function buildCli(): Command {
       `\nExamples:\n  colibri merchant create --name "Loja Exemplo"\n  colibri merchant create --name "Loja Exemplo" --json --url http://127.0.0.1:8080 --admin-token adm_…\n\nEnvironment:\n  COLIBRI_ADMIN_TOKEN   with --url\n  DATABASE_URL, COLIBRI_DATA_DIR, COLIBRI_MASTER_KEY   without --url (the database is opened directly)`,
     )
     .action(async (options: { name: string; json?: boolean; url?: string; adminToken?: string }) => {
-      const created = options.url ? await createThroughApi(options.url, options.name, options.adminToken) : await createDirectly(options.name);
+      const created = options.url ? await createThroughApi(options.url, options.name, options.adminToken) : await (await load()).createDirectly(options.name);
       if (options.json) {
         console.log(JSON.stringify(created, null, 2));
       } else {
@@ -93,56 +89,6 @@ export function buildCli(): Command {
     });
   registerDeveloperCommands(program);
   return program;
-}
-
-/**
- * A start that fails for a reason the operator must fix (the configuration, the database, a data
- * directory held by another process) prints that reason, one line per problem, and exits instead of
- * printing a stack trace. An invalid configuration exits 78 (sysexits' EX_CONFIG), which tells a
- * supervisor that restarting will not help; the others exit 1.
- */
-function startup(action: () => Promise<void>): () => Promise<void> {
-  return async () => {
-    try {
-      await action();
-    } catch (error) {
-      if (error instanceof ConfigError) {
-        process.stderr.write(`colibri: invalid configuration (docs/configuration.md):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
-        process.exit(78);
-      }
-      if (error instanceof DataDirLockedError) {
-        process.stderr.write(`colibri: ${error.message} Stop it first, or give this process another COLIBRI_DATA_DIR (or a DATABASE_URL).\n`);
-        process.exit(1);
-      }
-      if (!(error instanceof DatabaseStartError)) throw error;
-      process.stderr.write(`colibri: ${error.message}\n`);
-      process.exit(1);
-    }
-  };
-}
-
-async function createDirectly(name: string): Promise<unknown> {
-  const config = loadConfig();
-  let handle;
-  try {
-    handle = await openConfiguredDatabase(config);
-  } catch (error) {
-    if (!(error instanceof DataDirLockedError)) throw error;
-    // A merchant written beside a running service would be lost: create it through the service.
-    const token = config.adminToken ? '"$COLIBRI_ADMIN_TOKEN"' : `"$(cat ${config.dataDir}/admin-token)"`;
-    process.stderr.write(
-      `colibri: ${error.message}\n` +
-        `  Create the merchant through the running service instead:\n` +
-        `    npx colibri merchant create --name ${JSON.stringify(name)} --url http://${config.host}:${config.port} --admin-token ${token}\n`,
-    );
-    process.exit(1);
-  }
-  try {
-    await migrateToLatest(handle.db);
-    return await createMerchant(handle.db, name);
-  } finally {
-    await handle.close();
-  }
 }
 
 async function createThroughApi(baseUrl: string, name: string, adminToken = process.env.COLIBRI_ADMIN_TOKEN): Promise<unknown> {

@@ -16,11 +16,7 @@ import { instrumentProcessor } from './processor/instrumented-processor';
 import { planConnectors } from './connectors/plan';
 import { ConnectorRouter } from './connectors/router';
 import { loadSecretBox } from './lib/secret-box';
-
-/** The service version, from the server package's manifest. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+import { VERSION } from './version';
 
 /**
  * Opens the configured database: PostgreSQL with DATABASE_URL, else PGlite in the data directory, which

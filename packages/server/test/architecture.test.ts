@@ -16,13 +16,13 @@ const LAYERS: readonly (readonly string[])[] = [
   // 0. Pure foundations: money, batching, time formats; Brazilian, Andean and Mexican formats.
   ['lib', 'rails'],
   // 1. Infrastructure: the database, HTTP plumbing and the error catalogue, clocks, configuration, logs, metrics.
-  ['db', 'http', 'clock', 'config', 'logger', 'metrics'],
+  ['db', 'http', 'clock', 'config', 'logger', 'metrics', 'version'],
   // 2. Shared mechanisms every domain writes through: ledger, outbox, job queue, fees and FX, pricing, the processor contract and its connectors.
   ['ledger', 'events', 'jobs', 'fees', 'pricing', 'processor', 'connectors'],
   // 3. Domains, and the context handed to their verbs.
   ['context', 'auth', 'vault', 'merchants', 'payments', 'refunds', 'payouts', 'checkout', 'checkout-page', 'subscriptions', 'three-ds', 'reports', 'webhooks', 'dashboard', 'admin', 'sandbox', 'system'],
   // 4. Composition roots: the processes and what they assemble (HTTP app, background work and its job registry, command line).
-  ['app', 'main', 'worker', 'cli', 'runtime', 'lifecycle', 'background', 'job-registry'],
+  ['app', 'main', 'worker', 'cli', 'server-commands', 'runtime', 'lifecycle', 'background', 'job-registry'],
 ];
 
 /**

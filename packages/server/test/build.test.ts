@@ -9,20 +9,20 @@ import { freePort, spawnColibri, stopChildren, waitForOutput, type Child } from 
 
 /**
  * The built service, as an image runs it: `npm run build` writes dist/ (and the 3DS library's), and
- * `colibri serve` runs it in a process where esbuild cannot be imported (test/fakes/without-esbuild.mjs
+ * `colibri serve` runs it in a process where esbuild cannot be imported (test/fakes/without-packages.mjs
  * stands for `npm ci --omit=dev`). The dashboard and the 3DS library must be the files the build
  * wrote, not a bundler's output at run time.
  */
 
 const run = promisify(execFile);
 const SERVER = new URL('..', import.meta.url).pathname;
-const WITHOUT_ESBUILD = `--import=${new URL('./fakes/without-esbuild.mjs', import.meta.url).href}`;
+const WITHOUT_ESBUILD = { NODE_OPTIONS: `--import=${new URL('./fakes/without-packages.mjs', import.meta.url).href}`, COLIBRI_TEST_HIDDEN_PACKAGES: 'esbuild' };
 const children: Child[] = [];
 afterAll(() => stopChildren(children, 2_000));
 
 it('serves /dashboard from the bundle in dist/ with no esbuild installed', async () => {
   // The stand-in for a production install does hide esbuild.
-  await expect(run(process.execPath, [WITHOUT_ESBUILD, '--input-type=module', '-e', "await import('esbuild')"])).rejects.toThrow(/Cannot find package 'esbuild'/);
+  await expect(run(process.execPath, ['--input-type=module', '-e', "await import('esbuild')"], { env: { ...process.env, ...WITHOUT_ESBUILD } })).rejects.toThrow(/Cannot find package 'esbuild'/);
 
   // `npm run build`: the service and its dashboard, and the 3DS library.
   await run('npm', ['run', 'build'], { cwd: join(SERVER, '../..') });
@@ -33,7 +33,7 @@ it('serves /dashboard from the bundle in dist/ with no esbuild installed', async
   expect(built.script.length).toBeGreaterThan(50_000);
 
   const port = await freePort();
-  const child = spawnColibri('serve', { NODE_OPTIONS: WITHOUT_ESBUILD, PORT: String(port), COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-built-'))});
+  const child = spawnColibri('serve', { ...WITHOUT_ESBUILD, PORT: String(port), COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-built-'))});
   children.push(child);
   await waitForOutput(child, 'is running at', 60_000);
   const base = `http://127.0.0.1:${port}`;

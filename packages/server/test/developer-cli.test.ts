@@ -15,10 +15,20 @@ interface Run {
   stderr: string;
 }
 
-/** The child's environment: this test's profiles directory, and none of the caller's own credentials. */
+/**
+ * The service's packages, hidden from every command this file runs: the developer's commands talk to a
+ * service over HTTP and must start without loading them (src/cli.ts loads src/server-commands.ts only
+ * for the commands that run the service or open its database).
+ */
+const WITHOUT_SERVICE_PACKAGES = {
+  NODE_OPTIONS: `--import=${new URL('./fakes/without-packages.mjs', import.meta.url).href}`,
+  COLIBRI_TEST_HIDDEN_PACKAGES: 'fastify,kysely,pg,@electric-sql/pglite,typebox,pino',
+};
+
+/** The child's environment: this test's profiles directory, none of the caller's own credentials, no service packages. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^COLIBRI_(URL|API_KEY|API_SECRET|WEBHOOK_SECRET|PROFILE)$/.test(key)));
-  return { ...clean, ...env };
+  return { ...clean, ...WITHOUT_SERVICE_PACKAGES, ...env };
 }
 
 /** Runs the real `colibri` command as its own process. */
@@ -53,6 +63,10 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
     const help = await colibri(['trigger', '--help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('subscription_charge.paid');
+    // Without the service's packages, a command that opens the database cannot start: the hiding holds.
+    const migrate = await colibri(['migrate'], { ...env, COLIBRI_DATA_DIR: configDir });
+    expect(migrate.code).not.toBe(0);
+    expect(migrate.stderr).toMatch(/Cannot find package '(fastify|kysely|pg|typebox|pino)'/);
     // The other commands' help, from the same program in this process (each process start costs a second or more).
     const program = buildCli();
     for (const path of [['login'], ['listen'], ['trigger'], ['events', 'list'], ['events', 'resend'], ['clock', 'advance'], ['reports', 'export']]) {
