@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from '../src/app';
 import { loadConfig, type Config } from '../src/config';
@@ -33,9 +33,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A fresh database for one test file, copied from the migrated template of test/global-setup.ts (a run
+ * without it, such as a file imported outside vitest's run, migrates an empty one). Migrating it again
+ * finds nothing to apply, and would apply a migration the template lacks.
+ */
 export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
   if (engine === 'pglite') {
-    const handle = await openDatabase({ engine: 'pglite' });
+    const template = inject('pgliteTemplate');
+    const handle = await openDatabase({ engine: 'pglite', ...(template ? { loadDataDir: new Blob([readFileSync(template)]) } : {}) });
     await migrateToLatest(handle.db);
     return { handle, url: undefined, drop: () => handle.close() };
   }
@@ -44,7 +50,8 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
   const name = `colibri_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  const template = inject('postgresTemplate');
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
