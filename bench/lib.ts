@@ -70,12 +70,25 @@ export async function startColibri(port: number, env: Record<string, string>): P
   return { url, child, adminToken, stop: stopper(child) };
 }
 
-/** `colibri worker` (jobs and callbacks only) as a child process on the given database. */
-export function startWorker(env: Record<string, string>): Pick<Started, 'child' | 'stop'> {
+/**
+ * `colibri worker` (jobs and callbacks only) as a child process on the given database, once it has
+ * started: a load begun before would count the worker's start in its payments' time to a final status.
+ */
+export async function startWorker(env: Record<string, string>): Promise<Pick<Started, 'child' | 'stop'>> {
   const child = spawn(process.execPath, [join(ROOT, 'packages/server/bin/colibri.js'), 'worker'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.once('exit', (code) => reject(new Error(`colibri worker exited with ${code} before it started`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-10_000);
+      if (seen.includes('"worker started"')) resolve();
+    });
+  });
+  // Its later log lines are read and dropped, so a full pipe never holds the worker up.
+  child.stdout.resume();
   return { child, stop: stopper(child) };
 }
 

@@ -45,7 +45,7 @@ interface Settlement {
   drainSeconds: number;
   p99ToFinalMs: number;
   non2xx: number;
-  /** CPU milliseconds per settled payment over load and drain: the service's process, and PostgreSQL's backends serving it. */
+  /** CPU milliseconds per settled payment over load and drain: the service's processes (the worker's too with BENCH_TOPOLOGY=split), and PostgreSQL's backends serving them. */
   serviceCpuMs: number;
   postgresCpuMs: number;
 }
@@ -58,7 +58,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
   const env = { COLIBRI_SANDBOX_DELAY_MS: String(latencyMs), COLIBRI_DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
   const splitWorker = split && database;
   const service = await startColibri(18_201, { ...env, ...(splitWorker ? { COLIBRI_WORKERS: 'off' } : {}) });
-  const worker = splitWorker ? startWorker(env) : undefined;
+  const worker = splitWorker ? await startWorker(env) : undefined;
   let stopped = false;
   try {
     const merchant = await json(`${service.url}/admin/merchants`, { method: 'POST', body: JSON.stringify({ name: 'Bench' }), headers: { authorization: `Bearer ${service.adminToken}` } });
@@ -80,7 +80,8 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
-    const cpuBefore = { service: processCpuSeconds([service.child.pid as number]), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>() };
+    const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
+    const cpuBefore = { service: processCpuSeconds(servicePids), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>() };
     const loadStart = Date.now();
     const result = await autocannon({
       url: `${service.url}/checkout/sendPayment`,
@@ -102,7 +103,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       if (status !== 'PROCESSING' && (await processing()) === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const serviceCpu = processCpuSeconds([service.child.pid as number]) - cpuBefore.service;
+    const serviceCpu = processCpuSeconds(servicePids) - cpuBefore.service;
     const postgresCpu = client ? backendCpuSince(cpuBefore.postgres, await backendCpuSeconds(client)) : 0;
     let row: SettlementRow;
     if (client) {

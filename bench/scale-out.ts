@@ -120,7 +120,7 @@ async function runPhase(processes: number): Promise<Phase> {
   };
   const apis = [];
   for (const port of API_PORTS.slice(0, processes)) apis.push(await startColibri(port, env));
-  const worker = startWorker({ ...env, COLIBRI_WORKERS: 'on' });
+  const worker = await startWorker({ ...env, COLIBRI_WORKERS: 'on' });
   const haproxy = startHaproxy(API_PORTS.slice(0, processes));
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();

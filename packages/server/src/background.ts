@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './context';
 import { jobHandlers, periodicTasks } from './job-registry';
 import { JobWorker, type WorkerOptions } from './jobs/queue';
+import { listenForWakeups } from './jobs/wakeups';
 import { DeliveryWorker } from './webhooks/delivery-worker';
 
 /**
@@ -16,6 +17,7 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
     engine: ctx.engine,
     concurrency: work.concurrency,
     leaseMs: work.leaseMs,
+    claimIntervalMs: work.claimIntervalMs,
     deadlineMs: work.deadlineMs,
     stopTimeoutMs: work.stopTimeoutMs,
     ...options,
@@ -27,10 +29,16 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
     pollMs: options.pollMs,
     onError: (error, context) => logger.warn({ err: error, context }, 'callback worker error'),
   });
-  const unsubscribe = ctx.workerSignal.subscribe(() => {
+  const wake = () => {
     worker.poke();
     deliveries.poke();
-  });
+  };
+  const unsubscribe = ctx.workerSignal.subscribe(wake);
+  // On PostgreSQL, work enqueued by processes without workers (COLIBRI_WORKERS=off) is announced (jobs/wakeups.ts).
+  const listener =
+    ctx.engine === 'postgres' && ctx.config.databaseUrl
+      ? listenForWakeups(ctx.config.databaseUrl, wake, { onError: (error) => logger.warn({ err: error }, 'wake-up listener: connection lost or refused; polling meanwhile') })
+      : undefined;
   worker.start();
   deliveries.start();
   const tasks = periodicTasks(ctx);
@@ -51,6 +59,10 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
   return {
     worker,
     deliveries,
+    /** Whether the wake-up listener is connected (PostgreSQL; undefined on PGlite). */
+    get listening(): boolean | undefined {
+      return listener?.connected;
+    },
     /** Runs every periodic task once now (sandbox clock moves and tests use it). */
     async sweep(): Promise<void> {
       for (const task of tasks) await task.run();
@@ -58,7 +70,7 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
     async stop(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
       unsubscribe();
-      await Promise.all([worker.stop(), deliveries.stop()]);
+      await Promise.all([worker.stop(), deliveries.stop(), listener?.stop()]);
     },
   };
 }

@@ -64,6 +64,8 @@ export interface WorkSettings {
   readonly concurrency: number;
   /** A job's claim lasts this long unless renewed; work of a crashed process resumes after it. */
   readonly leaseMs: number;
+  /** The shortest time between two claims of jobs: under load, the jobs enqueued meanwhile are claimed, run and settled together. */
+  readonly claimIntervalMs: number;
   /** A step failing this long is given up (never sent) or reported as stuck (outcome unknown). */
   readonly deadlineMs: number;
   /** An Idempotency-Key's claim lasts this long unless renewed by its running request. */
@@ -237,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     work: {
       concurrency: read.integer('COLIBRI_WORKER_CONCURRENCY', 5000, 1, 100_000),
       leaseMs: read.integer('COLIBRI_JOB_LEASE_MS', 10_000, 100, 600_000),
+      claimIntervalMs: read.integer('COLIBRI_CLAIM_INTERVAL_MS', 100, 0, 10_000),
       deadlineMs: read.integer('COLIBRI_RETRY_DEADLINE_MS', 30 * 60_000, 1, 30 * 86_400_000),
       idempotencyLeaseMs: read.integer('COLIBRI_IDEMPOTENCY_LEASE_MS', 5_000, 100, 600_000),
       stopTimeoutMs: read.integer('COLIBRI_STOP_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -3,6 +3,8 @@ import { startBackground } from './background';
 import type { Config } from './config';
 import { pixWebhookServerOf } from './checkout/pix-webhook';
 import { createMerchant } from './merchants/create-merchant';
+import { postgresPool } from './db/database';
+import { announceWakeups } from './jobs/wakeups';
 import { createLogger } from './logger';
 import { onShutdown } from './lifecycle';
 import { resolveAdminToken, startContext } from './runtime';
@@ -38,6 +40,9 @@ export async function serve(config: Config): Promise<void> {
   const admin = resolveAdminToken(config);
   const { ctx, handle } = await startContext(config, admin.token);
   const background = config.runWorkers ? startBackground(ctx, logger, { sweepScale: config.sweepScale }) : undefined;
+  // Without workers of its own, the process tells the workers of other processes of the work it enqueues.
+  const pool = postgresPool(ctx.db);
+  const stopAnnouncing = !background && pool ? announceWakeups(pool, ctx.workerSignal, { onError: (error) => logger.warn({ err: error }, 'wake-up announcement failed') }) : undefined;
   const app = await buildApp(ctx, { logger, background });
   await app.listen({ host: config.host, port: config.port });
   // The demo merchant is made only once the port is ours, so its one-time secret is never lost to a failed start.
@@ -85,6 +90,7 @@ export async function serve(config: Config): Promise<void> {
       drainHttp(app).then(() => logger.info('HTTP drained')),
       background?.stop().then(() => logger.info('background stopped')),
     ]);
+    stopAnnouncing?.();
     await handle.close();
   });
 }

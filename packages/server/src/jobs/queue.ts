@@ -145,6 +145,12 @@ export interface WorkerOptions {
   /** Idle poll interval; `poke()` wakes the worker at once. */
   pollMs?: number;
   /**
+   * The shortest time between two claims (COLIBRI_CLAIM_INTERVAL_MS). A poke after a quiet spell claims
+   * at once; under load, the jobs enqueued meanwhile are claimed together and run, and settle, in
+   * batches, which is most of what a job costs (docs/performance.md).
+   */
+  claimIntervalMs?: number;
+  /**
    * How long a job may keep failing before it is given up (a step that never reached the processor)
    * or reported as stuck (a step whose outcome is unknown), counted from when it was enqueued.
    */
@@ -160,6 +166,7 @@ export interface WorkerOptions {
 export const DEFAULT_WORKER_CONCURRENCY = 5000;
 export const DEFAULT_JOB_LEASE_MS = 10_000;
 export const DEFAULT_JOB_DEADLINE_MS = 30 * 60_000;
+export const DEFAULT_CLAIM_INTERVAL_MS = 100;
 /** A stuck job is still reconciled, at least this often. */
 const STUCK_RECHECK_MS = 5 * 60_000;
 
@@ -223,6 +230,7 @@ export class JobWorker {
         concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
         leaseMs: this.leaseMs,
         pollMs: options.pollMs ?? 500,
+        claimIntervalMs: options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
         stopTimeoutMs: options.stopTimeoutMs ?? 10_000,
         onError: (error, context) => options.onError?.(error, { id: '', kind: context, payload: null, attempts: 0, createdAt: new Date(), outcomeUnknown: false }),
       },
