@@ -59,10 +59,6 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
   return {
     worker,
     deliveries,
-    /** Whether the wake-up listener is connected (PostgreSQL; undefined on PGlite). */
-    get listening(): boolean | undefined {
-      return listener?.connected;
-    },
     /** Runs every periodic task once now (sandbox clock moves and tests use it). */
     async sweep(): Promise<void> {
       for (const task of tasks) await task.run();

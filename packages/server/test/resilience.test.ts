@@ -269,6 +269,37 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('claims at once after a quiet spell, and under load claims the jobs enqueued within its claim interval together', async () => {
+      const database = await createTestDatabase(engine);
+      const db = database.handle.db;
+      const started = new Map<string, number>();
+      const handler = async (job: Job<{ name: string }>) => void started.set(job.payload.name, Date.now());
+      const worker = new JobWorker(db, new Map([['test.spaced', handler]]), { engine, claimIntervalMs: 1_000, pollMs: 60_000 });
+      const enqueueAndPoke = async (name: string) => {
+        await enqueue(db, 'test.spaced', { name });
+        worker.poke();
+      };
+      try {
+        worker.start();
+        await sleep(1_200); // the claim at start, then a quiet spell longer than the interval
+        const firstAt = Date.now();
+        await enqueueAndPoke('first');
+        for (const name of ['second', 'third', 'fourth']) {
+          await sleep(30);
+          await enqueueAndPoke(name);
+        }
+        await waitFor('all four started', async () => started.size, (n) => n === 4, 10_000);
+        // The first poke claimed at once; the pokes within the interval waited for one claim together.
+        expect(started.get('first')! - firstAt).toBeLessThan(500);
+        const rest = ['second', 'third', 'fourth'].map((name) => started.get(name)!);
+        expect(Math.max(...rest) - Math.min(...rest)).toBeLessThan(300);
+        expect(Math.min(...rest) - started.get('first')!).toBeGreaterThanOrEqual(800);
+      } finally {
+        await worker.stop();
+        await database.drop();
+      }
+    });
+
     it('logs a move a state table refuses once and drops its job, instead of retrying it', async () => {
       const database = await createTestDatabase(engine);
       const db = database.handle.db;
