@@ -157,7 +157,9 @@ describeEachEngine('SDK against a running Colibri', (service) => {
           payment: { amount: 12, method: 'CREDITCARD', asset: 'BRL', installments: 1 },
         });
         tokens.push(p.payment_token);
-        await colibri.payments.waitForOutcome(p.payment_token);
+        // Bounded well inside the test's own timeout, so a payment that stays PROCESSING fails here, by name.
+        const settled = await colibri.payments.waitForOutcome(p.payment_token, { timeoutMs: 8_000 });
+        expect(settled.general_info.transaction_status, `payment ${p.payment_token}`).toBe('PAID');
       }
       const all: string[] = [];
       for await (const event of colibri.events.all({ limit: 1 })) all.push(event.id);
