@@ -85,17 +85,15 @@ export function listenForWakeups(connectionString: string, wake: () => void, opt
     try {
       await next.connect();
       await next.query(`listen ${WAKE_CHANNEL}`);
-    } catch (error) {
+      connected = true;
+      wake();
+      // Until the connection is lost, or stop() ends it.
+      await lost;
+    } finally {
+      connected = false;
       client = undefined;
       await next.end().catch(() => undefined);
-      throw error;
     }
-    connected = true;
-    wake();
-    await Promise.race([lost, new Promise((resolve) => stopping.signal.addEventListener('abort', resolve, { once: true }))]);
-    connected = false;
-    client = undefined;
-    await next.end().catch(() => undefined);
   };
 
   const loop = (async () => {
