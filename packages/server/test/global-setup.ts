@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/db/database';
 import { migrateToLatest } from '../src/db/migrate';
 import { PreparingPGliteDialect } from '../src/db/pglite-dialect';
 import type { Database } from '../src/db/schema';
+import { adminQuery, testDatabaseUrl } from './postgres-admin';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -43,14 +43,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await db.destroy();
   project.provide('pgliteTemplate', pgliteTemplate);
 
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  const postgresTemplate = adminUrl ? `colibri_test_template_${process.pid}` : undefined;
-  if (adminUrl && postgresTemplate) {
-    await adminQuery(adminUrl, `drop database if exists ${postgresTemplate}`);
-    await adminQuery(adminUrl, `create database ${postgresTemplate}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${postgresTemplate}`;
-    const handle = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 1 });
+  const postgresTemplate = process.env.TEST_DATABASE_URL ? `colibri_test_template_${process.pid}` : undefined;
+  if (postgresTemplate) {
+    await adminQuery(`drop database if exists ${postgresTemplate}`);
+    await adminQuery(`create database ${postgresTemplate}`);
+    const handle = await openDatabase({ engine: 'postgres', url: testDatabaseUrl(postgresTemplate), poolSize: 1 });
     try {
       await migrateToLatest(handle.db);
     } finally {
@@ -61,16 +58,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     rmSync(dir, { recursive: true, force: true });
-    if (adminUrl && postgresTemplate) await adminQuery(adminUrl, `drop database if exists ${postgresTemplate} with (force)`);
+    if (postgresTemplate) await adminQuery(`drop database if exists ${postgresTemplate} with (force)`);
   };
-}
-
-async function adminQuery(adminUrl: string, text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
 }

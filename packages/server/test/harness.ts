@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from '../src/app';
@@ -14,6 +13,7 @@ import { createMerchant, type CreatedMerchant } from '../src/merchants/create-me
 import { buildContext } from '../src/runtime';
 import { startBackground, type Background } from '../src/background';
 import pino from 'pino';
+import { adminQuery, testDatabaseUrl } from './postgres-admin';
 
 /** TEST_LOGS=error (or any pino level) shows the service's logs while debugging a test. */
 const silentLogger = pino({ level: process.env.TEST_LOGS ?? 'silent' });
@@ -45,27 +45,18 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
     await migrateToLatest(handle.db);
     return { handle, url: undefined, drop: () => handle.close() };
   }
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `colibri_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
   const template = inject('postgresTemplate');
-  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 20 });
+  await adminQuery(`create database ${name}${template ? ` template ${template}` : ''}`);
+  const url = testDatabaseUrl(name);
+  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20 });
   await migrateToLatest(handle.db);
   return {
     handle,
-    url: url.toString(),
+    url,
     drop: async () => {
       await handle.close();
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
+      await adminQuery(`drop database if exists ${name} with (force)`);
     },
   };
 }

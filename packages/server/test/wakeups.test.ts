@@ -6,6 +6,7 @@ import { enqueue, JobWorker } from '../src/jobs/queue';
 import { announceWakeups, listenForWakeups } from '../src/jobs/wakeups';
 import { WorkerSignal } from '../src/jobs/worker-signal';
 import { createTestDatabase, ENGINES, type TestDatabase } from './harness';
+import { adminQuery } from './postgres-admin';
 
 /**
  * Wake-ups between processes (jobs/wakeups.ts), on PostgreSQL: the worker side and the API side each
@@ -65,17 +66,11 @@ describe.runIf(ENGINES.includes('postgres'))('wake-ups between processes over LI
   });
 
   it("listens again after its connection's backend is terminated, and wakes the worker when back", async () => {
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    try {
-      const { rows } = await admin.query(
-        `select pg_terminate_backend(pid) as done from pg_stat_activity where datname = $1 and application_name = 'colibri-wakeups'`,
-        [new URL(database.url!).pathname.slice(1)],
-      );
-      expect(rows).toEqual([{ done: true }]);
-    } finally {
-      await admin.end();
-    }
+    const terminated = await adminQuery(
+      `select pg_terminate_backend(pid) as done from pg_stat_activity where datname = $1 and application_name = 'colibri-wakeups'`,
+      [new URL(database.url!).pathname.slice(1)],
+    );
+    expect(terminated).toEqual([{ done: true }]);
     await expect.poll(() => listener.connected).toBe(false);
     await expect.poll(() => listener.connected).toBe(true);
     expect(errors.length).toBeGreaterThan(0);
