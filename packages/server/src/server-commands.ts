@@ -88,4 +88,3 @@ export async function createDirectly(name: string): Promise<unknown> {
     await handle.close();
   }
 }
-
