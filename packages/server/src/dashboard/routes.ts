@@ -1,3 +1,4 @@
+import { sendJson } from '../http/json-text';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,7 +16,7 @@ import type { BackgroundSweep } from '../jobs/worker-signal';
 import { cancelPreAuthorization } from '../payments/cancel';
 import { capturePayment } from '../payments/capture';
 import { PAYMENT_STATUSES } from '../payments/states';
-import { transactionDetails } from '../payments/transaction-details';
+import { transactionDetailsJson } from '../payments/transaction-details';
 import { getPayout } from '../payouts/get-payout';
 import { PAYOUT_STATUSES } from '../payouts/states';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
@@ -164,8 +165,8 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       },
       async (request) => listPayments(ctx.db, principalOf(request).merchantId, request.query),
     );
-    scope.get(`${API}/payments/:payment_token`, { schema: { params: TokenParams } }, async (request) =>
-      transactionDetails(ctx, principalOf(request).merchantId, request.params.payment_token),
+    scope.get(`${API}/payments/:payment_token`, { schema: { params: TokenParams } }, async (request, reply) =>
+      sendJson(reply, await transactionDetailsJson(ctx, principalOf(request).merchantId, request.params.payment_token)),
     );
     scope.post(`${API}/payments/:payment_token/capture`, { schema: { params: TokenParams, body: Type.Object({ amount: Amount }) } }, async (request) => {
       const payment = await capturePayment(ctx, principalOf(request).merchantId, request.params.payment_token, request.body.amount);

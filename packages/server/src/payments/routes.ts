@@ -1,3 +1,4 @@
+import { sendJson } from '../http/json-text';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { idempotencyKeyOf } from '../http/idempotency';
@@ -7,7 +8,7 @@ import { capturePayment } from './capture';
 import { paymentResponse } from './payment-response';
 import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse, TransactionDetailsResponse } from './schemas';
 import { sendPayment } from './send-payment';
-import { transactionDetails } from './transaction-details';
+import { transactionDetailsJson } from './transaction-details';
 
 /** Card payments: sendPayment, capture, cancel and transaction details. Thin: schema, one call, presentation. */
 export function registerPaymentRoutes(app: App, ctx: AppContext): void {
@@ -70,6 +71,6 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         response: { 200: TransactionDetailsResponse, ...errorResponses(401, 404) },
       },
     },
-    async (request) => transactionDetails(ctx, principalOf(request).merchantId, request.params.payment_token),
+    async (request, reply) => sendJson(reply, await transactionDetailsJson(ctx, principalOf(request).merchantId, request.params.payment_token)),
   );
 }

@@ -1,4 +1,6 @@
+import fastJson from 'fast-json-stringify';
 import { CompiledQuery } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
@@ -10,20 +12,28 @@ import { refundView } from '../refunds/refund-record';
 import { methodCountry, type PaymentRow } from './payment-record';
 import { exponentOf } from '../lib/currencies';
 import { isUuid } from '../lib/identifiers';
+import { TransactionDetailsResponse } from './schemas';
 
 /**
- * Everything transaction details shows, for many payments in one statement: the payment with its
- * person and card, and its fees, history lines and refunds aggregated as JSON, each through the
- * index on `payment_token`. Amounts travel as text (exact, never through a float) and times as epoch
- * milliseconds, truncated as the driver truncates a timestamp, so every format is applied by the one
- * formatter of lib/time-format.ts. Written once as text: nothing is compiled per request, and the
- * connection prepares it (db/prepared-statements.ts).
+ * The version of everything a payment's details are made of: the transaction id (`xmin`) that wrote
+ * the current version of each aggregate the answer reads: the payment, its person, its card and each of
+ * its refunds. PostgreSQL gives every new version of a row a new `xmin` (taking a row lock does not), and
+ * an added refund lengthens the list, so any committed change to what the answer shows changes the
+ * stamp, whichever process or path wrote it, with nothing to remember to bump.
+ *
+ * A payment's fees and history lines are part of the payment: they are written only in a transaction
+ * that writes the payment row too (a status change, a capture's new fees, the creation), so the
+ * payment's `xmin` covers them without reading them. test/details-cache.test.ts checks that rule
+ * over every path that writes them.
  */
+const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
+    '/', (select string_agg(r.xmin::text, ',' order by r.refund_id) from refunds as r where r.payment_token = p.payment_token))`;
+
 const DETAILS_SQL = `
 select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address,
   p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
   p.captured_minor, p.refunded_minor, p.fx_rate, p.fx_rate_date, p.error_code, p.error_description, p.expires_at,
-  p.end_to_end_id, p.subscription_id, p.created_at,
+  p.end_to_end_id, p.subscription_id, p.created_at, ${STAMP_SQL} as stamp,
   per.name as person_name, per.email as person_email, per.tax_id_type as person_tax_id_type, per.tax_id as person_tax_id,
   c.masked_number as card_masked_number, c.scheme as card_scheme,
   (select coalesce(json_agg(json_build_object('fee_type', f.fee_type, 'payer', f.payer, 'amount_minor', f.amount_minor::text, 'currency', f.currency) order by f.id), '[]')
@@ -67,6 +77,7 @@ type DetailsRow = Pick<
   | 'subscription_id'
   | 'created_at'
 > & {
+  stamp: string;
   person_name: string | null;
   person_email: string | null;
   person_tax_id_type: string | null;
@@ -88,19 +99,79 @@ async function loadDetailsRows(db: Db, tokens: readonly string[]): Promise<(Deta
 /** The read shared by the details requests of one turn of the event loop (lib/batch.ts). */
 const readersOf = onePer((db: Db) => batchCalls((tokens: readonly string[]) => loadDetailsRows(db, tokens)));
 
+/** The stamps and owners of many payments, through the same indexes as the details statement, without building any JSON. */
+const STAMPS_SQL = `
+select p.payment_token, p.merchant_id, ${STAMP_SQL} as stamp
+from payments as p
+left join persons as per on per.id = p.person_id
+left join cards as c on c.id = p.card_id
+where p.payment_token = any($1::uuid[])`;
+
+type StampRow = { payment_token: string; merchant_id: string; stamp: string };
+
+const stampReadersOf = onePer((db: Db) =>
+  batchCalls(async (tokens: readonly string[]) => {
+    const { rows } = await db.executeQuery<StampRow>(CompiledQuery.raw(STAMPS_SQL, [[...new Set(tokens)]]));
+    const byToken = new Map(rows.map((row) => [row.payment_token, row]));
+    return tokens.map((token) => byToken.get(token));
+  }),
+);
+
+/** The answer serialised by the resource's own schema, as the route's serializer would. */
+const serializeDetails = fastJson(TransactionDetailsResponse);
+
+interface CachedDetails {
+  stamp: string;
+  json: string;
+}
+
 /**
- * `GET /transactionDetails/<payment_token>`: every group and field of the spec's Transaction details
- * resource, from one statement (shared by the requests that arrive together). Tax id and card number are
- * masked; history is newest first; every absent value is `null`. Each fee carries an `fxInfo`
- * object (rate "1" when no conversion happened; docs/payments.md).
- * @example const details = await transactionDetails(ctx, merchantId, token);
+ * Answers kept per database handle, as JSON text, with the stamp they were read at. Bounded by count
+ * and by size (an answer is 1 to 3 KB; a payment with many refunds is larger): at most 16 MB.
  */
-export async function transactionDetails(ctx: AppContext, merchantId: string, paymentToken: string) {
-  if (!isUuid(paymentToken)) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-  const row = await readersOf(ctx.db)(paymentToken.toLowerCase());
-  // Another merchant's payment is not found, exactly like a missing one.
-  if (!row || row.merchant_id !== merchantId) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-  return presentDetails(row);
+const cachesOf = onePer(
+  (_db: Db) => new LRUCache<string, CachedDetails>({ max: 10_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.json.length + entry.stamp.length + 64 }),
+);
+
+/**
+ * `GET /transactionDetails/<payment_token>` as JSON text: every group and field of the spec's
+ * Transaction details resource. Tax id and card number are masked; history is newest first; every
+ * absent value is `null`. Each fee carries an `fxInfo` object (rate "1" when no conversion happened;
+ * docs/payments.md).
+ *
+ * An answer is built once per version of the payment: the first read runs the details statement
+ * (shared by the requests that arrive together) and keeps the serialised answer with its stamp; a later
+ * read only reads the stamp (one indexed statement, also shared) and answers the kept text when it is
+ * unchanged. The stamp is read from the database on every request, so an answer is never older than
+ * the last committed change, whichever process made it.
+ * @example reply.type('application/json; charset=utf-8').send(await transactionDetailsJson(ctx, merchantId, token));
+ */
+export async function transactionDetailsJson(ctx: AppContext, merchantId: string, paymentToken: string): Promise<string> {
+  if (!isUuid(paymentToken)) throw notFound();
+  const token = paymentToken.toLowerCase();
+  const cache = cachesOf(ctx.db);
+  const cached = cache.get(token);
+  if (cached) {
+    const current = await stampReadersOf(ctx.db)(token);
+    if (current && current.stamp === cached.stamp) {
+      // Another merchant's payment is not found, exactly like a missing one.
+      if (current.merchant_id !== merchantId) throw notFound();
+      return cached.json;
+    }
+  }
+  const row = await readersOf(ctx.db)(token);
+  if (!row) {
+    cache.delete(token);
+    throw notFound();
+  }
+  const json = serializeDetails(presentDetails(row));
+  cache.set(token, { stamp: row.stamp, json });
+  if (row.merchant_id !== merchantId) throw notFound();
+  return json;
+}
+
+function notFound(): ApiError {
+  return new ApiError('NOT_FOUND', 'payment_token: payment not found.');
 }
 
 function presentDetails(payment: DetailsRow) {

@@ -1,0 +1,138 @@
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
+import { describeEachEngine, type TestMerchant, type TestService } from './harness';
+import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { CARD_FORM, generate, waitForCheckout } from './checkout-fixtures';
+
+/**
+ * Transaction details keeps each answer with the stamp of what it was built from
+ * (payments/transaction-details.ts) and reads only the stamp while it is unchanged. These tests change
+ * every part of a payment's answer, through the API and from outside the service (as another process
+ * would), and check that the next read shows the change; and they check the rule the stamp relies on:
+ * a payment's fees and history lines are written only together with its row.
+ */
+
+async function paid(service: TestService, m: TestMerchant, overrides: Record<string, unknown> = {}) {
+  const ids = await customerWithCard(service, m);
+  const sent = await service.post('/checkout/sendPayment', paymentBody(m, ids, { payment: { amount: '100.00', ...overrides } }), { token: m.token });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  const token = sent.body.payment_token as string;
+  await waitForStatus(service, m, token, settled);
+  return { token, ...ids };
+}
+
+const details = async (service: TestService, m: TestMerchant, token: string) => {
+  const response = await service.get(`/transactionDetails/${token}`, { token: m.token });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body;
+};
+
+describeEachEngine('transaction details kept per version', (service) => {
+  it('shows every committed change on the next read, whoever wrote it', async () => {
+    const m = await service().merchant();
+    const { token, personId } = await paid(service(), m);
+    const first = await details(service(), m, token);
+    expect(await details(service(), m, token)).toEqual(first);
+    const db = service().ctx.db;
+
+    // Written from outside the service's paths, as another process or an operator would: the payment row,
+    // its person and its card each show at once.
+    await db.updateTable('payments').set({ reference_id: 'changed-elsewhere' }).where('payment_token', '=', token).execute();
+    expect((await details(service(), m, token)).general_info.external_id).toBe('changed-elsewhere');
+    await db.updateTable('persons').set({ name: 'Outra Pessoa' }).where('id', '=', personId).execute();
+    expect((await details(service(), m, token)).customer_info.payer_name).toBe('Outra Pessoa');
+    await sql`update cards set scheme = 'MASTERCARD' where id = (select card_id from payments where payment_token = ${token})`.execute(db);
+    expect((await details(service(), m, token)).payment_info.card_scheme).toBe('MASTERCARD');
+
+    // A refund request writes the refund alone (the payment row is unchanged until it completes).
+    const refund = await service().post('/refund', { payment_token: token, amount: 30 }, { token: m.token });
+    expect(refund.status, JSON.stringify(refund.body)).toBe(200);
+    const withRefund = await details(service(), m, token);
+    expect(withRefund.refunds).toEqual([expect.objectContaining({ refund_id: refund.body.refund_id, amount: 30 })]);
+    const done = await waitForStatus(service(), m, token, (status) => status === 'PARTIALLY_REFUNDED');
+    expect(done.refunds).toEqual([expect.objectContaining({ refund_status: 'COMPLETED' })]);
+    expect(done.payment_info.refunded_amount).toBe(30);
+    await db.updateTable('refunds').set({ error_description: 'noted elsewhere' }).where('payment_token', '=', token).execute();
+    expect((await details(service(), m, token)).refunds[0].error_description).toBe('noted elsewhere');
+  });
+
+  it('answers a kept answer while its stamp is unchanged, and never to another merchant', async () => {
+    const m = await service().merchant();
+    const other = await service().merchant();
+    const { token } = await paid(service(), m);
+    const first = await details(service(), m, token);
+    expect(first.fee_info.fee.length).toBeGreaterThan(0);
+    // A fee changed without its payment row breaks the rule below on purpose: the kept answer stands,
+    // which shows the second read came from the kept answer and not from the tables.
+    await service().ctx.db.updateTable('payment_fees').set({ amount_minor: 1n }).where('payment_token', '=', token).execute();
+    expect(await details(service(), m, token)).toEqual(first);
+    // Another merchant reads it as missing, kept or not; so does everyone for an unknown or malformed token.
+    for (const [merchant, path] of [
+      [other, `/transactionDetails/${token}`],
+      [other, `/transactionDetails/${token.toUpperCase()}`],
+      [m, `/transactionDetails/${crypto.randomUUID()}`],
+      [m, '/transactionDetails/not-a-token'],
+    ] as const) {
+      const response = await service().get(path, { token: merchant.token });
+      expect(response.status, path).toBe(404);
+      expect(response.body.errors[0].code).toBe('00.05.0001');
+    }
+    // The same payment in capitals is the same payment.
+    expect(await details(service(), m, token.toUpperCase())).toEqual(first);
+  });
+
+  it("writes a payment's fees and history lines only in a transaction that writes the payment row", async () => {
+    const db = service().ctx.db;
+    // Every write to the three tables, with its transaction, recorded by triggers for this test only.
+    await sql`create table if not exists payment_write_audit (tbl text not null, payment_token uuid not null, tx bigint not null)`.execute(db);
+    await sql`create or replace function payment_write_audit() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'DELETE' then
+          insert into payment_write_audit values (tg_table_name, old.payment_token, txid_current());
+        else
+          insert into payment_write_audit values (tg_table_name, new.payment_token, txid_current());
+        end if;
+        return null;
+      end $$`.execute(db);
+    const tables = ['payments', 'payment_fees', 'payment_status_history'];
+    for (const table of tables) {
+      await sql`create trigger payment_write_audit after insert or update or delete on ${sql.table(table)} for each row execute function payment_write_audit()`.execute(db);
+    }
+    try {
+      const m = await service().merchant();
+      // Every path that writes fees or history: a card paid through the batched path, a declined one
+      // (its fees dropped), a pre-authorisation captured in part (fees priced again) and refunded, one
+      // cancelled, a PIX checkout paid, and a single-method card checkout paid on its page.
+      await paid(service(), m);
+      const declinedIds = await customerWithCard(service(), m, '4000000000000002');
+      const declined = await service().post('/checkout/sendPayment', paymentBody(m, declinedIds), { token: m.token });
+      expect((await waitForStatus(service(), m, declined.body.payment_token, settled)).general_info.transaction_status).toBe('DECLINED');
+
+      const held = await paid(service(), m, { amount: '200.00', delay_capture: true });
+      expect((await service().post(`/checkout/${held.token}/capture`, { amount: 150 }, { token: m.token })).status).toBe(200);
+      await waitForStatus(service(), m, held.token, (status) => status === 'PAID');
+      expect((await service().post('/refund', { payment_token: held.token, amount: 50 }, { token: m.token })).status).toBe(200);
+      await waitForStatus(service(), m, held.token, (status) => status === 'PARTIALLY_REFUNDED');
+      const voided = await paid(service(), m, { amount: '20.00', delay_capture: true });
+      expect((await service().post(`/checkout/${voided.token}/cancel`, {}, { token: m.token })).status).toBe(200);
+      await waitForStatus(service(), m, voided.token, (status) => status === 'CANCELED');
+
+      const pix = await generate(service(), m, { method: 'PIX' });
+      expect((await service().post(`/sandbox/payments/${pix.payment.payment_token}/pay`, undefined, { token: m.token })).status).toBe(200);
+      const card = await generate(service(), m, { method: 'CREDITCARD' });
+      expect((await service().post(`/pay/${card.checkout_id}/card`, { ...CARD_FORM, installments: 3 })).status).toBe(200);
+      await waitForCheckout(service(), m, card.checkout_id, (body) => body.status === 'PAID');
+
+      const { rows: written } = await sql<{ tbl: string; n: string }>`select tbl, count(*)::text as n from payment_write_audit group by tbl`.execute(db);
+      // The audit saw each kind of write, so the check below can fail.
+      expect(Object.fromEntries(written.map((row) => [row.tbl, Number(row.n) > 0]))).toEqual({ payments: true, payment_fees: true, payment_status_history: true });
+      const { rows: alone } = await sql`
+        select a.tbl, a.payment_token from payment_write_audit as a
+        where a.tbl <> 'payments'
+          and not exists (select 1 from payment_write_audit as p where p.tbl = 'payments' and p.payment_token = a.payment_token and p.tx = a.tx)`.execute(db);
+      expect(alone).toEqual([]);
+    } finally {
+      for (const table of tables) await sql`drop trigger payment_write_audit on ${sql.table(table)}`.execute(db);
+    }
+  });
+});
