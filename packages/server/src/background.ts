@@ -27,6 +27,7 @@ export function startBackground(ctx: AppContext, logger: FastifyBaseLogger, opti
   // Callbacks have a worker of their own: an attempt may take 15 s, which must not hold up jobs.
   const deliveries = new DeliveryWorker(ctx, {
     pollMs: options.pollMs,
+    claimIntervalMs: work.claimIntervalMs,
     onError: (error, context) => logger.warn({ err: error, context }, 'callback worker error'),
   });
   const wake = () => {

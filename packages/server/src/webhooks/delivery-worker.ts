@@ -14,6 +14,8 @@ import { recordAttempts, type AttemptResult } from './record';
 export interface DeliveryWorkerOptions {
   /** Idle poll interval; `poke()` wakes the worker at once. */
   pollMs?: number;
+  /** The least time between two claims (COLIBRI_CLAIM_INTERVAL_MS, as for jobs): under load, each claim then takes the callbacks of many commits. */
+  claimIntervalMs?: number;
   onError?: (error: unknown, context: string) => void;
 }
 
@@ -93,7 +95,14 @@ export class DeliveryWorker {
         release: (deliveries) => setDeliveryLeases(ctx.db, this.id, deliveries, null),
       },
       // A stop lets attempts finish within their own timeout.
-      { concurrency: this.concurrency, leaseMs: this.leaseMs, pollMs: options.pollMs ?? 250, stopTimeoutMs: settings.timeoutMs + 1000, onError },
+      {
+        concurrency: this.concurrency,
+        leaseMs: this.leaseMs,
+        pollMs: options.pollMs ?? 250,
+        claimIntervalMs: options.claimIntervalMs,
+        stopTimeoutMs: settings.timeoutMs + 1000,
+        onError,
+      },
     );
   }
 
