@@ -29,6 +29,14 @@ import { TransactionDetailsResponse } from './schemas';
 const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
     '/', (select string_agg(r.xmin::text, ',' order by r.refund_id) from refunds as r where r.payment_token = p.payment_token))`;
 
+/**
+ * Everything transaction details shows, for many payments in one statement: the payment with its
+ * person and card, and its fees, history lines and refunds aggregated as JSON, each through the
+ * index on `payment_token`, with the stamp of all of it. Amounts travel as text (exact, never through a
+ * float) and times as epoch milliseconds, truncated as the driver truncates a timestamp, so every format
+ * is applied by the one formatter of lib/time-format.ts. Written once as text: nothing is compiled per
+ * request, and the connection prepares it (db/prepared-statements.ts).
+ */
 const DETAILS_SQL = `
 select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address,
   p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
@@ -89,16 +97,6 @@ type DetailsRow = Pick<
   refunds: { refund_id: string; created_at_ms: string; status: string; amount_minor: string; currency: string; error_code: string | null; error_description: string | null }[];
 };
 
-/** Reads many payments' details rows in one statement; answers them in the order of `tokens` (undefined: no such payment). */
-async function loadDetailsRows(db: Db, tokens: readonly string[]): Promise<(DetailsRow | undefined)[]> {
-  const { rows } = await db.executeQuery<DetailsRow>(CompiledQuery.raw(DETAILS_SQL, [[...new Set(tokens)]]));
-  const byToken = new Map(rows.map((row) => [row.payment_token, row]));
-  return tokens.map((token) => byToken.get(token));
-}
-
-/** The read shared by the details requests of one turn of the event loop (lib/batch.ts). */
-const readersOf = onePer((db: Db) => batchCalls((tokens: readonly string[]) => loadDetailsRows(db, tokens)));
-
 /** The stamps and owners of many payments, through the same indexes as the details statement, without building any JSON. */
 const STAMPS_SQL = `
 select p.payment_token, p.merchant_id, ${STAMP_SQL} as stamp
@@ -107,15 +105,23 @@ left join persons as per on per.id = p.person_id
 left join cards as c on c.id = p.card_id
 where p.payment_token = any($1::uuid[])`;
 
-type StampRow = { payment_token: string; merchant_id: string; stamp: string };
+/**
+ * A read of many payments by token in one statement (`text` takes the tokens as `$1`), shared by the
+ * requests of one turn of the event loop (lib/batch.ts); each request gets its payment's row, or
+ * undefined for no such payment.
+ */
+function sharedRead<R extends { payment_token: string }>(text: string) {
+  return onePer((db: Db) =>
+    batchCalls(async (tokens: readonly string[]) => {
+      const { rows } = await db.executeQuery<R>(CompiledQuery.raw(text, [[...new Set(tokens)]]));
+      const byToken = new Map(rows.map((row) => [row.payment_token, row]));
+      return tokens.map((token) => byToken.get(token));
+    }),
+  );
+}
 
-const stampReadersOf = onePer((db: Db) =>
-  batchCalls(async (tokens: readonly string[]) => {
-    const { rows } = await db.executeQuery<StampRow>(CompiledQuery.raw(STAMPS_SQL, [[...new Set(tokens)]]));
-    const byToken = new Map(rows.map((row) => [row.payment_token, row]));
-    return tokens.map((token) => byToken.get(token));
-  }),
-);
+const detailsOf = sharedRead<DetailsRow>(DETAILS_SQL);
+const stampsOf = sharedRead<{ payment_token: string; merchant_id: string; stamp: string }>(STAMPS_SQL);
 
 /** The answer serialised by the resource's own schema, as the route's serializer would. */
 const serializeDetails = fastJson(TransactionDetailsResponse);
@@ -152,14 +158,14 @@ export async function transactionDetailsJson(ctx: AppContext, merchantId: string
   const cache = cachesOf(ctx.db);
   const cached = cache.get(token);
   if (cached) {
-    const current = await stampReadersOf(ctx.db)(token);
+    const current = await stampsOf(ctx.db)(token);
     if (current && current.stamp === cached.stamp) {
       // Another merchant's payment is not found, exactly like a missing one.
       if (current.merchant_id !== merchantId) throw notFound();
       return cached.json;
     }
   }
-  const row = await readersOf(ctx.db)(token);
+  const row = await detailsOf(ctx.db)(token);
   if (!row) {
     cache.delete(token);
     throw notFound();
