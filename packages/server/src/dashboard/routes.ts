@@ -1,4 +1,3 @@
-import { sendJson } from '../http/json-text';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +10,7 @@ import { CHECKOUT_STATUSES } from '../checkout/states';
 import { advanceMerchantClock, merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';
 import { ApiError } from '../http/errors';
+import { sendJson } from '../http/json-text';
 import { StringEnum } from '../http/schema-kit';
 import type { BackgroundSweep } from '../jobs/worker-signal';
 import { cancelPreAuthorization } from '../payments/cancel';

@@ -1,7 +1,7 @@
-import { sendJson } from '../http/json-text';
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { idempotencyKeyOf } from '../http/idempotency';
+import { sendJson } from '../http/json-text';
 import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';

@@ -150,7 +150,7 @@ const cachesOf = onePer(
  * read only reads the stamp (one indexed statement, also shared) and answers the kept text when it is
  * unchanged. The stamp is read from the database on every request, so an answer is never older than
  * the last committed change, whichever process made it.
- * @example reply.type('application/json; charset=utf-8').send(await transactionDetailsJson(ctx, merchantId, token));
+ * @example return sendJson(reply, await transactionDetailsJson(ctx, merchantId, token)); // http/json-text.ts
  */
 export async function transactionDetailsJson(ctx: AppContext, merchantId: string, paymentToken: string): Promise<string> {
   if (!isUuid(paymentToken)) throw notFound();
