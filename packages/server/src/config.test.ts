@@ -61,6 +61,13 @@ describe('loadConfig', () => {
     expect(problemsOf({ PUBLIC_BASE_URL: 'ftp://pay.example.com' })).toHaveLength(1);
   });
 
+  it('keeps settled events 90 days unless COLIBRI_EVENT_RETENTION_DAYS says otherwise; 0 keeps them all', () => {
+    expect(loadConfig({}).callbacks.retentionDays).toBe(90);
+    expect(loadConfig({ COLIBRI_EVENT_RETENTION_DAYS: '0' }).callbacks.retentionDays).toBe(0);
+    expect(loadConfig({ COLIBRI_EVENT_RETENTION_DAYS: '400' }).callbacks.retentionDays).toBe(400);
+    for (const value of ['-1', 'forever', '1.5']) expect(problemsOf({ COLIBRI_EVENT_RETENTION_DAYS: value }), value).toEqual([expect.stringMatching(/^COLIBRI_EVENT_RETENTION_DAYS /)]);
+  });
+
   it('parses COLIBRI_TRUST_PROXY as a switch, a hop count or a list of addresses', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ COLIBRI_TRUST_PROXY: 'true' }).trustProxy).toBe(true);

@@ -98,6 +98,8 @@ export interface CallbackSettings {
   readonly retryWindowMs: number;
   /** Callbacks one worker process has in flight at once. */
   readonly concurrency: number;
+  /** Days an event is kept, with its deliveries and attempts, once its callbacks are settled; 0 keeps every event (webhooks/retention.ts). */
+  readonly retentionDays: number;
 }
 
 /** The contract's promise: callbacks are retried for at least 72 hours. */
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: read.integer('COLIBRI_CALLBACK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
       retryWindowMs,
       concurrency: read.integer('COLIBRI_CALLBACK_CONCURRENCY', 128, 1, 1_000),
+      retentionDays: read.integer('COLIBRI_EVENT_RETENTION_DAYS', 90, 0, 36_500),
     },
     sandboxDelayMs: read.integer('COLIBRI_SANDBOX_DELAY_MS', 200, 0, 60_000),
     masterKey,

@@ -3,6 +3,7 @@ import { reconcilePixCharges } from './checkout/pix-charges';
 import type { AppContext } from './context';
 import { analyseGrownTables } from './db/planner-statistics';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency';
+import { purgeEventsPastRetention } from './webhooks/retention';
 import type { JobKind } from './jobs/queue';
 import { expirePreAuthorizations } from './payments/cancel';
 import { PROCESS_PAYMENT_JOB } from './payments/payment-job';
@@ -47,5 +48,7 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     // Statistics for tables that doubled since last measured, so young tables are not planned blind (db/planner-statistics.ts).
     { name: 'planner-statistics', everyMs: 2_000, run: async () => void (await analyseGrownTables(ctx.db)) },
     { name: 'idempotency-purge', everyMs: 3_600_000, run: async () => void (await purgeExpiredIdempotencyKeys(ctx.db)) },
+    // Events whose callbacks are settled, older than COLIBRI_EVENT_RETENTION_DAYS, with their deliveries (webhooks/retention.ts).
+    { name: 'event-retention', everyMs: 3_600_000, run: async () => void (await purgeEventsPastRetention(ctx)) },
   ];
 }

@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent, type EventType } from '../src/events/outbox';
 import { createMerchant } from '../src/merchants/create-merchant';
 import { createOutboundGuard } from '../src/webhooks/outbound-guard';
+import { purgeOldEvents } from '../src/webhooks/retention';
 import { createCallbackAgent, postCallback } from '../src/webhooks/post-callback';
 import { startReceiver, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
 import { customerWithCard, paymentBody } from './fixtures';
@@ -157,6 +159,41 @@ describeEachEngine(
       expect(failed.body.events.map((e: any) => e.id)).toEqual([id]);
     });
 
+    it('purges settled events past the retention with their deliveries and attempts, and keeps pending and recent ones', async () => {
+      const m = await service().merchant();
+      const up = path('retention-up');
+      const down = path('retention-down');
+      receiver.on(up, () => ({ status: 200 }));
+      receiver.on(down, () => ({ status: 503 }));
+      const delivered = await record(service(), m, [`${receiver.url}${up}`]);
+      const failed = await record(service(), m, [`${receiver.url}${down}`]);
+      const skipped = await record(service(), m, []);
+      const pending = await record(service(), m, [`${receiver.url}${down}`]);
+      const recent = await record(service(), m, [`${receiver.url}${up}`]);
+      await waitForEvent(service(), m, delivered.id, (e) => e.status === 'delivered');
+      await waitForEvent(service(), m, recent.id, (e) => e.status === 'delivered');
+      await waitForEvent(service(), m, failed.id, (e) => e.status === 'failed', RETRY_WINDOW_MS + 8_000);
+      const db = service().ctx.db;
+      // Still being retried: its next attempt is a day away.
+      await db.updateTable('webhook_deliveries').set({ status: 'PENDING', next_attempt_at: new Date(Date.now() + 86_400_000), failed_at: null }).where('event_id', '=', pending.id).execute();
+      const old = [delivered.id, failed.id, skipped.id, pending.id];
+      await sql`update events set created_at = now() - interval '100 days' where id = any(${old}::uuid[])`.execute(db);
+      const attemptsBefore = await db.selectFrom('webhook_attempts').select('event_id').where('event_id', 'in', [delivered.id, failed.id]).execute();
+      expect(attemptsBefore.length).toBeGreaterThanOrEqual(2);
+
+      expect(await purgeOldEvents(db, new Date(Date.now() - 90 * 86_400_000))).toBe(3);
+      for (const id of [delivered.id, failed.id, skipped.id]) {
+        expect((await service().get(`/webhooks/events/${id}`, { token: m.token })).status, id).toBe(404);
+      }
+      const purged = [delivered.id, failed.id, skipped.id];
+      expect(await db.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', purged).execute()).toEqual([]);
+      expect(await db.selectFrom('webhook_attempts').select('id').where('event_id', 'in', purged).execute()).toEqual([]);
+      expect((await eventOf(service(), m, pending.id)).status).toBe('pending');
+      expect((await eventOf(service(), m, recent.id)).status).toBe('delivered');
+      // Nothing more is old enough now.
+      expect(await purgeOldEvents(db, new Date(Date.now() - 90 * 86_400_000))).toBe(0);
+    });
+
     it('refuses private, link-local and metadata addresses and records why', async () => {
       const m = await service().merchant();
       const { id } = await record(service(), m, ['http://10.0.0.1:9/hook', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:192.168.0.1]/x']);
@@ -300,7 +337,8 @@ describeEachEngine(
       expect(filtered.body.events).toEqual([]);
     });
   },
-  { env: { COLIBRI_CALLBACK_RETRY_BASE_MS: '50', COLIBRI_CALLBACK_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS), COLIBRI_CALLBACK_TIMEOUT_MS: '2000' } },
+  // Claims 10 ms apart rather than 100 (COLIBRI_CLAIM_INTERVAL_MS): with retries 50 ms apart, the default spacing would round them up.
+  { env: { COLIBRI_CALLBACK_RETRY_BASE_MS: '50', COLIBRI_CALLBACK_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS), COLIBRI_CALLBACK_TIMEOUT_MS: '2000', COLIBRI_CLAIM_INTERVAL_MS: '10' } },
 );
 
 describe('outbound safety over real HTTP', () => {
