@@ -27,6 +27,13 @@ const details = async (service: TestService, m: TestMerchant, token: string) => 
   return response.body;
 };
 
+/** This process's count of details answers from the given source, from /metrics. */
+async function answered(service: TestService, source: 'kept' | 'built'): Promise<number> {
+  const metrics = await service.get('/metrics', { headers: { authorization: `Bearer ${service.ctx.adminToken}` } });
+  const line = metrics.text.split('\n').find((l: string) => l.startsWith(`colibri_transaction_details_answers_total{source="${source}"}`));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
 describeEachEngine('transaction details kept per version', (service) => {
   it('shows every committed change on the next read, whoever wrote it', async () => {
     const m = await service().merchant();
@@ -60,12 +67,16 @@ describeEachEngine('transaction details kept per version', (service) => {
     const m = await service().merchant();
     const other = await service().merchant();
     const { token } = await paid(service(), m);
+    await service().ctx.db.updateTable('payments').set({ reference_id: 'changed-once' }).where('payment_token', '=', token).execute();
+    const [kept, built] = [await answered(service(), 'kept'), await answered(service(), 'built')];
     const first = await details(service(), m, token);
     expect(first.fee_info.fee.length).toBeGreaterThan(0);
     // A fee changed without its payment row breaks the rule below on purpose: the kept answer stands,
     // which shows the second read came from the kept answer and not from the tables.
     await service().ctx.db.updateTable('payment_fees').set({ amount_minor: 1n }).where('payment_token', '=', token).execute();
     expect(await details(service(), m, token)).toEqual(first);
+    // The first read built the answer (the payment had changed since the last); the second sent the kept one.
+    expect([(await answered(service(), 'kept')) - kept, (await answered(service(), 'built')) - built]).toEqual([1, 1]);
     // Another merchant reads it as missing, kept or not; so does everyone for an unknown or malformed token.
     for (const [merchant, path] of [
       [other, `/transactionDetails/${token}`],

@@ -1,6 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { Counter } from 'prom-client';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
@@ -12,6 +13,7 @@ import { refundView } from '../refunds/refund-record';
 import { methodCountry, type PaymentRow } from './payment-record';
 import { exponentOf } from '../lib/currencies';
 import { isUuid } from '../lib/identifiers';
+import { processRegistry } from '../metrics/process-registry';
 import { TransactionDetailsResponse } from './schemas';
 
 /**
@@ -139,6 +141,16 @@ const cachesOf = onePer(
   (_db: Db) => new LRUCache<string, CachedDetails>({ max: 10_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.json.length + entry.stamp.length + 64 }),
 );
 
+/** Answers sent by this process, by whether the kept text served or the answer was built (docs/operations.md). */
+const answers = new Counter({
+  name: 'colibri_transaction_details_answers_total',
+  help: 'Transaction details answers by source: kept (the stamp was unchanged) or built (first read, or the payment changed)',
+  labelNames: ['source'],
+  registers: [processRegistry],
+});
+const keptAnswers = answers.labels('kept');
+const builtAnswers = answers.labels('built');
+
 /**
  * `GET /transactionDetails/<payment_token>` as JSON text: every group and field of the spec's
  * Transaction details resource. Tax id and card number are masked; history is newest first; every
@@ -162,6 +174,7 @@ export async function transactionDetailsJson(ctx: AppContext, merchantId: string
     if (current && current.stamp === cached.stamp) {
       // Another merchant's payment is not found, exactly like a missing one.
       if (current.merchant_id !== merchantId) throw notFound();
+      keptAnswers.inc();
       return cached.json;
     }
   }
@@ -173,6 +186,7 @@ export async function transactionDetailsJson(ctx: AppContext, merchantId: string
   const json = serializeDetails(presentDetails(row));
   cache.set(token, { stamp: row.stamp, json });
   if (row.merchant_id !== merchantId) throw notFound();
+  builtAnswers.inc();
   return json;
 }
 
