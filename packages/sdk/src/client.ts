@@ -315,10 +315,22 @@ export class Colibri {
         }
         failures = 0;
         const decoder = new TextDecoder();
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          parser.feed(decoder.decode(chunk, { stream: true }));
-          while (queue.length > 0) yield queue.shift()!;
+        // The reader is cancelled on abort, so a read waiting for the next chunk ends at once rather
+        // than at the service's next event or heartbeat.
+        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+        const stop = () => void reader.cancel().catch(() => undefined);
+        options.signal?.addEventListener('abort', stop, { once: true });
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done || options.signal?.aborted) break;
+            parser.feed(decoder.decode(value, { stream: true }));
+            while (queue.length > 0) yield queue.shift()!;
+          }
+        } finally {
+          options.signal?.removeEventListener('abort', stop);
         }
+        if (options.signal?.aborted) return;
         // The service ended the stream (its token expired): reconnect with a fresh one.
         if (this.options.apiKey) this.token = undefined;
       } catch (error) {

@@ -178,8 +178,10 @@ describeEachEngine('SDK against a running Colibri', (service) => {
       expect(streamed.filter((e) => e.data.status === 'PAID').map((e) => e.data.payment_token).sort()).toEqual([...tokens].sort());
     } finally {
       controller.abort();
-      await streaming.catch(() => undefined);
+      // Bounded, so a stream that ignored the abort fails here by name instead of at the test's timeout.
+      const ended = await Promise.race([streaming.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
       await receiver.close();
+      expect(ended, 'the event stream ended within 5 s of its abort').toBe(true);
     }
   });
 });
