@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { retryDelayMs, type RetrySchedule } from './backoff';
 import type { WorkerSignal } from './worker-signal';
 
 /**
@@ -20,7 +21,7 @@ export interface AnnounceOptions {
 
 /**
  * Announces the pokes of `signal` to the other processes: one NOTIFY at a time, at most one per
- * `spacingMs` (20 ms), so a busy API process sends a few dozen a second however many jobs it enqueues.
+ * `spacingMs` (100 ms), so a busy API process sends at most ten a second however many jobs it enqueues.
  * Answers the function that stops announcing.
  * @example const stop = announceWakeups(pool, ctx.workerSignal, { onError: (e) => logger.warn({ err: e }) });
  */
@@ -63,8 +64,8 @@ export interface ListenOptions {
  * @example const listener = listenForWakeups(config.databaseUrl, () => signal.poke(), { onError }); … await listener.stop();
  */
 export function listenForWakeups(connectionString: string, wake: () => void, options: ListenOptions): { stop(): Promise<void>; readonly connected: boolean } {
-  const baseBackoff = options.backoffMs ?? 250;
-  const maxBackoff = options.maxBackoffMs ?? 10_000;
+  // The one backoff of background work (jobs/backoff.ts), without jitter: 250 ms doubling to 10 s.
+  const schedule: RetrySchedule = { baseMs: options.backoffMs ?? 250, capMs: options.maxBackoffMs ?? 10_000, jitter: 0, windowMs: Number.POSITIVE_INFINITY };
   const stopping = new AbortController();
   let client: pg.Client | undefined;
   let connected = false;
@@ -97,7 +98,7 @@ export function listenForWakeups(connectionString: string, wake: () => void, opt
   };
 
   const loop = (async () => {
-    let backoff = baseBackoff;
+    let failures = 0;
     while (!stopping.signal.aborted) {
       const started = Date.now();
       try {
@@ -107,9 +108,8 @@ export function listenForWakeups(connectionString: string, wake: () => void, opt
       }
       if (stopping.signal.aborted) break;
       // A connection that lasted a while starts the backoff afresh.
-      if (Date.now() - started > maxBackoff) backoff = baseBackoff;
-      await sleep(backoff, undefined, { signal: stopping.signal }).catch(() => undefined);
-      backoff = Math.min(maxBackoff, backoff * 2);
+      failures = Date.now() - started > schedule.capMs ? 1 : failures + 1;
+      await sleep(retryDelayMs(schedule, failures), undefined, { signal: stopping.signal }).catch(() => undefined);
     }
   })();
 
