@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { PAYOUT_EXAMPLES } from '../src/payouts/validation/examples';
 import { generate } from './checkout-fixtures';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, settledCardPayment } from './fixtures';
 import { startTestService, type TestMerchant, type TestService } from './harness';
 
 /**
@@ -29,15 +29,7 @@ const problems: string[] = [];
 const contexts: BrowserContext[] = [];
 
 async function paidPayment(reference: string, amount = '100.00'): Promise<string> {
-  const ids = await customerWithCard(service, merchant);
-  const sent = await service.post(
-    '/checkout/sendPayment',
-    paymentBody(merchant, ids, { reference_id: reference, notification_url: `${receiver.url}/hooks`, payment: { amount } }),
-    { token: merchant.token },
-  );
-  expect(sent.status, sent.text).toBe(200);
-  await waitForStatus(service, merchant, sent.body.payment_token, settled);
-  return sent.body.payment_token;
+  return (await settledCardPayment(service, merchant, { reference_id: reference, notification_url: `${receiver.url}/hooks`, payment: { amount } })).token;
 }
 
 async function open(viewport: { width: number; height: number }, locale: string): Promise<Page> {

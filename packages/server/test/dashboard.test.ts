@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../src/dashboard/sessions';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, paymentBody, settled, settledCardPayment, waitForStatus } from './fixtures';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 
 /**
@@ -29,12 +29,9 @@ function as(browser: Browser, extra: Record<string, string> = {}) {
 }
 
 async function paidPayment(service: TestService, merchant: TestMerchant, reference: string) {
-  const ids = await customerWithCard(service, merchant);
-  const sent = await service.post('/checkout/sendPayment', paymentBody(merchant, ids, { reference_id: reference }), { token: merchant.token });
-  expect(sent.status, sent.text).toBe(200);
-  const details = await waitForStatus(service, merchant, sent.body.payment_token, settled);
+  const { token, details } = await settledCardPayment(service, merchant, { reference_id: reference });
   expect(details.general_info.transaction_status).toBe('PAID');
-  return sent.body.payment_token as string;
+  return token;
 }
 
 describeEachEngine('dashboard API', (service) => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { settledCardPayment, waitForStatus } from './fixtures';
 import { CARD_FORM, generate, waitForCheckout } from './checkout-fixtures';
 
 /**
@@ -12,14 +12,8 @@ import { CARD_FORM, generate, waitForCheckout } from './checkout-fixtures';
  * a payment's fees and history lines are written only together with its row.
  */
 
-async function paid(service: TestService, m: TestMerchant, overrides: Record<string, unknown> = {}) {
-  const ids = await customerWithCard(service, m);
-  const sent = await service.post('/checkout/sendPayment', paymentBody(m, ids, { payment: { amount: '100.00', ...overrides } }), { token: m.token });
-  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-  const token = sent.body.payment_token as string;
-  await waitForStatus(service, m, token, settled);
-  return { token, ...ids };
-}
+/** A card payment with the given payment fields, settled. */
+const paid = (service: TestService, m: TestMerchant, payment: Record<string, unknown> = {}) => settledCardPayment(service, m, { payment });
 
 const details = async (service: TestService, m: TestMerchant, token: string) => {
   const response = await service.get(`/transactionDetails/${token}`, { token: m.token });
@@ -115,9 +109,8 @@ describeEachEngine('transaction details kept per version', (service) => {
       // (its fees dropped), a pre-authorisation captured in part (fees priced again) and refunded, one
       // cancelled, a PIX checkout paid, and a single-method card checkout paid on its page.
       await paid(service(), m);
-      const declinedIds = await customerWithCard(service(), m, '4000000000000002');
-      const declined = await service().post('/checkout/sendPayment', paymentBody(m, declinedIds), { token: m.token });
-      expect((await waitForStatus(service(), m, declined.body.payment_token, settled)).general_info.transaction_status).toBe('DECLINED');
+      const declined = await settledCardPayment(service(), m, {}, '4000000000000002');
+      expect(declined.details.general_info.transaction_status).toBe('DECLINED');
 
       const held = await paid(service(), m, { amount: '200.00', delay_capture: true });
       expect((await service().post(`/checkout/${held.token}/capture`, { amount: 150 }, { token: m.token })).status).toBe(200);

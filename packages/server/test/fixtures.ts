@@ -46,3 +46,16 @@ export async function waitForStatus(service: TestService, merchant: TestMerchant
 }
 
 export const settled = (status: string) => status !== 'PROCESSING' && status !== 'CREATED';
+
+/**
+ * A card payment of a new customer, sent with `paymentBody(…, overrides)` (and the card `number`), then
+ * waited for until it leaves PROCESSING: its token, the customer's ids and its transaction details.
+ * @example const { token, details } = await settledCardPayment(service, m, { payment: { amount: '50.00' } });
+ */
+export async function settledCardPayment(service: TestService, merchant: TestMerchant, overrides: Record<string, unknown> = {}, number?: string) {
+  const ids = await customerWithCard(service, merchant, number);
+  const sent = await service.post('/checkout/sendPayment', paymentBody(merchant, ids, overrides), { token: merchant.token });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  const token = sent.body.payment_token as string;
+  return { token, ...ids, details: await waitForStatus(service, merchant, token, settled) };
+}

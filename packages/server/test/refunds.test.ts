@@ -3,17 +3,14 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { balances } from '../src/ledger/ledger';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, paymentBody, settled, settledCardPayment, waitForStatus } from './fixtures';
 
 const DAY = 86_400;
 
 async function paidCardPayment(service: TestService, m: TestMerchant, amount = '100.00', overrides: Record<string, unknown> = {}) {
-  const ids = await customerWithCard(service, m);
-  const sent = await service.post('/checkout/sendPayment', paymentBody(m, ids, { payment: { amount, ...overrides } }), { token: m.token });
-  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-  const details = await waitForStatus(service, m, sent.body.payment_token, settled);
+  const { token, details } = await settledCardPayment(service, m, { payment: { amount, ...overrides } });
   expect(details.general_info.transaction_status).toBe('PAID');
-  return sent.body.payment_token as string;
+  return token;
 }
 
 /**
