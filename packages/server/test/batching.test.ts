@@ -1,14 +1,12 @@
-import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { batchCalls } from '../src/lib/batch';
-import { settleAuthorizations } from '../src/payments/hot-path';
-import { captureJournal, holdJournal, type PaymentRow } from '../src/payments/payment-record';
+import { applyOutcomes } from '../src/payments/apply-outcome';
+import type { PaymentRow } from '../src/payments/payment-record';
 import { createPayment, createPayments, type NewPayment } from '../src/payments/create-payment';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
-import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
+import { customerWithCard, operationJobs, operationWithoutJob, paymentBody, settled, waitForStatus } from './fixtures';
 
 /**
  * The statements that calls arriving together share (lib/batch.ts, payments/hot-path.ts): sendPayment's
@@ -47,9 +45,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
       expect(lines.reduce((sum, l) => sum + l.amount_minor, 0n)).toBe(0n);
       expect(lines.every((l) => l.merchant_id === m.merchant_id)).toBe(true);
     }
-    const tokens = new Set(sent.map((s) => s.token));
-    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', PROCESS_PAYMENT_JOB).execute();
-    expect(jobs.filter((j) => tokens.has((j.payload as { paymentToken: string }).paymentToken))).toEqual([]);
+    for (const { token } of sent) expect(await operationJobs(db, token)).toEqual([]);
   });
 
   it('fails only the payment whose row the database refuses; the others of its statement are stored', async () => {
@@ -101,18 +97,28 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
         const stored = await trx.selectFrom('events').select(['type', 'data', 'notification_urls']).where('resource_id', '=', token).execute();
         // The database numbers every event (its sequence, migration 0012), which differs between the two.
         const events = stored.map(({ data, ...event }) => ({ ...event, data: { ...(data as object), sequence: undefined } }));
-        const jobs = await trx.selectFrom('jobs').select(['kind', 'payload', 'unique_key', 'max_attempts']).where(sql<boolean>`payload->>'paymentToken' = ${token}`).execute();
-        const anonymous = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(token, 'TOKEN')) as unknown[];
-        return { row: { ...row, created_at: row.created_at.toISOString() }, history, fees, events: anonymous(events), jobs: anonymous(jobs) };
+        const operations = await trx.selectFrom('payment_operations').selectAll().where('payment_token', '=', token).execute();
+        const jobs = (await operationJobs(trx, token)).map(({ id: _id, last_error: _error, ...job }) => job);
+        // Operation ids are random: each is named by its place.
+        const anonymous = (value: unknown) =>
+          JSON.parse(operations.reduce((text, o, n) => text.replaceAll(o.id, `OPERATION-${n}`), JSON.stringify(value).replaceAll(token, 'TOKEN'))) as unknown[];
+        return {
+          row: { ...row, created_at: row.created_at.toISOString() },
+          history,
+          fees,
+          events: anonymous(events),
+          operations: anonymous(operations.map((o) => ({ ...o, amount_minor: String(o.amount_minor), requested_at: o.requested_at.toISOString() }))),
+          jobs: anonymous(jobs),
+        };
       };
       return { alone: await Promise.all(alone.map(rows)), shared: await Promise.all(shared.map(rows)) };
     });
     expect(written.shared).toEqual(written.alone);
-    expect(written.alone.map((p) => [p.row.status, p.history.length, p.events.length, p.jobs.length])).toEqual([
-      ['PROCESSING', 2, 1, 1],
-      ['PROCESSING', 2, 1, 0],
-      ['CREATED', 1, 0, 0],
-      ['CREATED', 1, 1, 0],
+    expect(written.alone.map((p) => [p.row.status, p.history.length, p.events.length, p.operations.length, p.jobs.length])).toEqual([
+      ['PROCESSING', 2, 1, 1, 1],
+      ['PROCESSING', 2, 1, 0, 0],
+      ['CREATED', 1, 0, 0, 0],
+      ['CREATED', 1, 1, 0, 0],
     ]);
     expect(written.alone[3]?.row).toMatchObject({ currency: 'MXN', amount_minor: 17_250n, fx_rate: '17.25', original_currency: 'USD', person_id: null, extra_data: null });
     expect(written.alone[3]?.fees.every((f) => f.currency === 'MXN')).toBe(true);
@@ -144,65 +150,86 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     expect(await service().ctx.processor.status(m.merchant_id, 'timeout-ref')).toEqual(timedOut[0]?.result);
   });
 
-  it('settles a batch of authorisations of every outcome, skipping a payment no longer PROCESSING and a second outcome of one payment', async () => {
+  it('settles a batch of answers of every outcome, skipping an operation no longer in flight and a second answer to one operation', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
-    const insert = (start: NewPayment['start']) => createPayments(service().ctx.db, [{ ...newPayment(m, ids.personId, ids.cardId), start }]);
-    const [created] = await insert('draft');
-    const [paid, held, declined] = [(await insert('authorize'))[0], (await insert('authorize'))[0], (await insert('authorize'))[0]];
-    if (!created || !paid || !held || !declined) throw new Error('payments not stored');
+    const db = service().ctx.db;
+    const [paid, held, declined, stale] = await createPayments(db, [
+      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...newPayment(m, ids.personId, ids.cardId), delayCapture: true, start: 'hold' },
+      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+    ]);
+    if (!paid || !held || !declined || !stale) throw new Error('payments not stored');
+    const paidOp = await operationWithoutJob(db, paid, 'authorize');
+    const heldOp = await operationWithoutJob(db, held, 'authorize');
+    const declinedOp = await operationWithoutJob(db, declined, 'authorize');
+    const staleOp = await operationWithoutJob(db, stale, 'authorize');
     const now = new Date();
-    const approved = (payment: PaymentRow) => ({ processor_id: 'sim_1', authorized_minor: payment.amount_minor, captured_minor: payment.amount_minor });
-    const settledRows = await settleAuthorizations(service().ctx.db, [
-      // This payment is CREATED, not PROCESSING: nothing may be written for it.
-      { payment: created, status: 'PAID', at: now, patch: approved(created), journals: (row) => [captureJournal(row, now)] },
-      { payment: paid, status: 'PAID', at: now, patch: approved(paid), journals: (row) => [captureJournal(row, now)] },
-      { payment: held, status: 'PRE_AUTHORIZED', at: now, patch: { processor_id: 'sim_2', authorized_minor: held.amount_minor }, journals: (row) => [holdJournal(row, now, 1n, 'authorization')] },
-      { payment: declined, status: 'DECLINED', at: now, patch: { error_code: '51', error_description: 'Insufficient funds' } },
-      // A second outcome of one payment in the same turn: the first settles it.
-      { payment: paid, status: 'ERROR', at: now, patch: { error_code: '96', error_description: 'Processor system malfunction' } },
+    const approved = (processorId: string) => ({ status: 'APPROVED' as const, processorId });
+    // This operation was answered already: a second answer (as a job run again brings) writes nothing.
+    await applyOutcomes(db, [{ ...staleOp, result: approved('sim_0'), at: now }]);
+    const settledRows = await applyOutcomes(db, [
+      { ...staleOp, result: { status: 'ERROR', code: '96', description: 'Processor system malfunction' }, at: now },
+      { ...paidOp, result: approved('sim_1'), at: now },
+      { ...heldOp, result: approved('sim_2'), at: now },
+      { ...declinedOp, result: { status: 'DECLINED', code: '51', description: 'Insufficient funds' }, at: now },
+      // A second answer to one operation in the same turn: the first settles it.
+      { ...paidOp, result: { status: 'ERROR', code: '96', description: 'Processor system malfunction' }, at: now },
     ]);
     expect(settledRows.map((row) => row?.status)).toEqual([undefined, 'PAID', 'PRE_AUTHORIZED', 'DECLINED', undefined]);
-    expect(settledRows[1]).toMatchObject({ captured_minor: paid.amount_minor, paid_at: now, failed_at: null });
+    expect(settledRows[1]).toMatchObject({ captured_minor: paid.amount_minor, paid_at: now, failed_at: null, processor_id: 'sim_1' });
     expect(settledRows[2]).toMatchObject({ authorized_minor: held.amount_minor, captured_minor: 0n, pre_authorized_at: now, paid_at: null });
     expect(settledRows[3]).toMatchObject({ error_code: '51', failed_at: now, merchant_fees_minor: 0n, customer_fees_minor: 0n });
-    const db = service().ctx.db;
     const history = async (token: string) => (await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).map((h) => h.status);
-    expect(await history(created.payment_token)).toEqual(['CREATED']);
+    expect(await history(stale.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
     expect(await history(paid.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
     expect(await history(held.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PRE_AUTHORIZED']);
     expect(await history(declined.payment_token)).toEqual(['CREATED', 'PROCESSING', 'DECLINED']);
+    const operations = await db.selectFrom('payment_operations').select(['payment_token', 'status', 'processor_id', 'result_code']).where('merchant_id', '=', m.merchant_id).execute();
+    const operationOf = (token: string) => operations.find((o) => o.payment_token === token);
+    expect(operationOf(stale.payment_token)).toMatchObject({ status: 'APPROVED', processor_id: 'sim_0' });
+    expect(operationOf(paid.payment_token)).toMatchObject({ status: 'APPROVED', processor_id: 'sim_1' });
+    expect(operationOf(declined.payment_token)).toMatchObject({ status: 'DECLINED', result_code: '51' });
     const fees = async (token: string) => (await db.selectFrom('payment_fees').select('id').where('payment_token', '=', token).execute()).length;
     expect([await fees(paid.payment_token), await fees(declined.payment_token)]).toEqual([2, 0]);
     const ledger = await db.selectFrom('ledger_entries').select(['resource_id', 'amount_minor']).where('merchant_id', '=', m.merchant_id).execute();
-    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([paid.payment_token, held.payment_token]));
+    expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([stale.payment_token, paid.payment_token, held.payment_token]));
     expect(ledger.reduce((sum, l) => sum + l.amount_minor, 0n)).toBe(0n);
     const events = await db.selectFrom('events').select(['resource_id', 'data']).where('merchant_id', '=', m.merchant_id).execute();
-    // PROCESSING (at insert) for the three sent, and one settlement event each.
-    expect(events.filter((e) => (e.data as { status: string }).status !== 'PROCESSING').map((e) => (e.data as { status: string }).status).sort()).toEqual(['DECLINED', 'PAID', 'PRE_AUTHORIZED']);
-    expect(events).toHaveLength(6);
+    // PROCESSING (at insert) for the four, and one settlement event each.
+    expect(events.filter((e) => (e.data as { status: string }).status !== 'PROCESSING').map((e) => (e.data as { status: string }).status).sort()).toEqual(['DECLINED', 'PAID', 'PAID', 'PRE_AUTHORIZED']);
+    expect(events).toHaveLength(8);
   });
 });
 
 describeEachEngine('a shared settlement statement', (service) => {
-  it('writes all of its outcomes or none: an outcome the database refuses undoes the others', async () => {
+  it('writes all of its answers or none: an answer the database refuses undoes the others', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
-    const [a, b] = await createPayments(service().ctx.db, [newPayment(m, ids.personId, ids.cardId), newPayment(m, ids.personId, ids.cardId)]);
+    const db = service().ctx.db;
+    const [a, b] = await createPayments(db, [
+      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...newPayment(m, ids.personId, ids.cardId), delayCapture: true, start: 'hold' },
+    ]);
     if (!a || !b) throw new Error('payments not stored');
     const now = new Date();
-    const call = settleAuthorizations(service().ctx.db, [
-      { payment: a, status: 'DECLINED', at: now, patch: { error_code: '51', error_description: 'Insufficient funds' } },
+    await applyOutcomes(db, [{ ...(await operationWithoutJob(db, b, 'authorize')), result: { status: 'APPROVED', processorId: 'sim_0' }, at: now }]);
+    await db.updateTable('payments').set({ status: 'PROCESSING' }).where('payment_token', '=', b.payment_token).execute();
+    const [opA, opB] = [await operationWithoutJob(db, a, 'authorize'), await operationWithoutJob(db, b, 'capture', b.amount_minor * 2n)];
+    const call = applyOutcomes(db, [
+      { ...opA, result: { status: 'DECLINED', code: '51', description: 'Insufficient funds' }, at: now },
       // Captures more than it authorised: the payments table's check refuses it.
-      { payment: b, status: 'PAID', at: now, patch: { authorized_minor: 100n, captured_minor: 200n } },
+      { ...opB, result: { status: 'APPROVED', processorId: 'sim_1' }, at: now },
     ]);
     await expect(call).rejects.toThrow();
-    const db = service().ctx.db;
     const statuses = await db.selectFrom('payments').select('status').where('payment_token', 'in', [a.payment_token, b.payment_token]).execute();
     expect(statuses.map((p) => p.status)).toEqual(['PROCESSING', 'PROCESSING']);
     const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', a.payment_token).execute();
     expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING']);
     expect(await db.selectFrom('payment_fees').select('id').where('payment_token', '=', a.payment_token).execute()).toHaveLength(2);
+    const operations = await db.selectFrom('payment_operations').select('status').where('id', 'in', [opA.operation.id, opB.operation.id]).execute();
+    expect(operations.map((o) => o.status)).toEqual(['REQUESTED', 'REQUESTED']);
   });
 });
 

@@ -1,4 +1,9 @@
 import { expect } from 'vitest';
+import type { Db } from '../src/db/database';
+import { loadOperations, type LoadedOperation } from '../src/payments/apply-outcome';
+import { describeOperation, operationJobKey } from '../src/payments/operations';
+import type { PaymentRow } from '../src/payments/payment-record';
+import type { OperationKind } from '../src/payments/states';
 import type { TestMerchant, TestService } from './harness';
 
 /** Shared test fixtures: customers, cards, payments and waiting for asynchronous outcomes. */
@@ -58,4 +63,33 @@ export async function settledCardPayment(service: TestService, merchant: TestMer
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   const token = sent.body.payment_token as string;
   return { token, ...ids, details: await waitForStatus(service, merchant, token, settled) };
+}
+
+/**
+ * An operation in flight on a payment, stored without its job so that no worker answers it: for tests
+ * that apply answers themselves (payments/apply-outcome.ts). An authorisation asks for what the
+ * customer pays; a capture or cancel for `amountMinor`, or the amount authorised.
+ */
+export async function operationWithoutJob(db: Db, payment: PaymentRow, kind: OperationKind, amountMinor?: bigint): Promise<LoadedOperation> {
+  const amount = amountMinor ?? (kind === 'authorize' ? payment.amount_minor + payment.customer_fees_minor : payment.authorized_minor);
+  const { row } = describeOperation({ payment, kind, amountMinor: amount, at: new Date() });
+  await db.insertInto('payment_operations').values(row).execute();
+  const [loaded] = await loadOperations(db, [row.id]);
+  if (!loaded) throw new Error(`operation ${row.id} not stored`);
+  return loaded;
+}
+
+/**
+ * The jobs of a payment's operations (each job's unique key names its operation), as the worker would
+ * claim them.
+ */
+export async function operationJobs(db: Db, paymentToken: string) {
+  const operations = await db.selectFrom('payment_operations').select('id').where('payment_token', '=', paymentToken).execute();
+  if (operations.length === 0) return [];
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'payload', 'unique_key', 'max_attempts', 'last_error'])
+    .where('unique_key', 'in', operations.map((o) => operationJobKey(o.id)))
+    .orderBy('id')
+    .execute();
 }

@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { balances } from '../src/ledger/ledger';
 import { IllegalMoveError } from '../src/lib/state-machine';
-import { settleAuthorizations } from '../src/payments/hot-path';
-import { captureJournal, changeStatus, lockPayment } from '../src/payments/payment-record';
+import { applyOutcomes, loadOperations } from '../src/payments/apply-outcome';
+import { changeStatus, lockPayment } from '../src/payments/payment-record';
 import { describeEachEngine, ERROR_TIMESTAMP } from './harness';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, operationJobs, paymentBody, settled, waitForStatus } from './fixtures';
 import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 
 const HISTORY_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -279,8 +279,8 @@ describeEachEngine('card payments', (service) => {
     const token = sent.body.payment_token;
     // The processor acted, the answer was lost: the payment waits, and is not failed by guesswork.
     await new Promise((r) => setTimeout(r, 200));
-    const job = await service().ctx.db.selectFrom('jobs').selectAll().where('kind', '=', PROCESS_PAYMENT_JOB).execute();
-    expect(job.some((j) => (j.payload as { paymentToken: string }).paymentToken === token && j.last_error?.includes('timed out'))).toBe(true);
+    const jobs = await operationJobs(service().ctx.db, token);
+    expect(jobs.some((j) => j.kind === PROCESS_PAYMENT_JOB && j.last_error?.includes('timed out'))).toBe(true);
     expect((await service().get(`/transactionDetails/${token}`, { token: m.token })).body.general_info.transaction_status).toBe('PROCESSING');
     // The reconciling retry asks the processor and settles from its answer.
     await service().ctx.db.updateTable('jobs').set({ run_at: new Date() }).where('kind', '=', PROCESS_PAYMENT_JOB).execute();
@@ -302,9 +302,11 @@ describeEachEngine('card payments', (service) => {
       ledger: (await db.selectFrom('ledger_entries').select('id').where('resource_id', '=', token).execute()).length,
     });
     const before = await count();
-    const paid = await db.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
-    // A second authorisation outcome for a payment that is PAID already (as a retried job would bring).
-    const [again] = await settleAuthorizations(db, [{ payment: paid, status: 'PAID', at: new Date(), patch: { captured_minor: paid.amount_minor }, journals: (row) => [captureJournal(row, new Date())] }]);
+    const operation = await db.selectFrom('payment_operations').select('id').where('payment_token', '=', token).executeTakeFirstOrThrow();
+    const [loaded] = await loadOperations(db, [operation.id]);
+    if (!loaded) throw new Error('operation not found');
+    // A second answer to the authorisation of a payment that is PAID already (as a job run again would bring).
+    const [again] = await applyOutcomes(db, [{ ...loaded, result: { status: 'APPROVED', processorId: 'sim_again' }, at: new Date() }]);
     expect(again).toBeUndefined();
     expect(await count()).toEqual(before);
     expect(before.ledger).toBeGreaterThan(0);

@@ -4,7 +4,7 @@ import { JobWorker, RetryLater, enqueue, enqueueMany, type Job } from '../src/jo
 import { assertMove, IllegalMoveError } from '../src/lib/state-machine';
 import { PAYOUT_STATES } from '../src/payouts/states';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, operationJobs, paymentBody, settled, waitForStatus } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestService } from './harness';
 import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 import { SETTLE_REFUND_JOB } from '../src/refunds/settle-refund';
@@ -62,7 +62,7 @@ describeEachEngine(
       const operations = await service().ctx.db.selectFrom('sandbox_operations').selectAll().where('reference', '=', `${token}:authorize`).execute();
       expect(operations).toHaveLength(0);
       // The job leaves the queue once its payment is settled (finished jobs are deleted together, a moment later).
-      const jobs = () => service().ctx.db.selectFrom('jobs').select('id').where('kind', '=', PROCESS_PAYMENT_JOB).where('payload', '@>', JSON.stringify({ paymentToken: token }) as never).execute();
+      const jobs = () => operationJobs(service().ctx.db, token);
       expect(await waitFor('the abandoned job', jobs, (left) => left.length === 0, 5_000)).toHaveLength(0);
     });
 

@@ -25,6 +25,7 @@ const TENANT = [
   'ledger_entries',
   'merchant_connectors',
   'payment_fees',
+  'payment_operations',
   'payment_status_history',
   'payments',
   'payout_status_history',

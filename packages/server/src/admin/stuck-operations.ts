@@ -8,6 +8,7 @@ const StuckOperationSchema = Type.Object({
   job_id: Type.String(),
   kind: Type.String(),
   resource_id: Type.Union([Type.String(), Type.Null()]),
+  operation_id: Type.Union([Type.String(), Type.Null()], { description: "The card payment operation the job carries (authorise, capture or cancel); null for other jobs." }),
   attempts: Type.Integer(),
   outcome_unknown: Type.Boolean(),
   stuck_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

@@ -52,7 +52,7 @@ export async function updateCheckout(
   if (changed) assertMove(CHECKOUT_STATES, session.status, status);
   const updated = await trx
     .updateTable('checkout_sessions')
-    .set({ ...patch, updated_at: at, ...(changed ? stampOf(CHECKOUT_STATES, status, at) : {}) })
+    .set({ ...patch, updated_at: at, ...(changed ? stampOf(CHECKOUT_STATES, status, at, session) : {}) })
     .where('checkout_id', '=', session.checkout_id)
     .returningAll()
     .executeTakeFirstOrThrow();

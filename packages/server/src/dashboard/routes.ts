@@ -1,3 +1,4 @@
+import { idempotencyKeyOf } from '../http/idempotency';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -169,12 +170,10 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       sendJson(reply, await transactionDetailsJson(ctx, principalOf(request).merchantId, request.params.payment_token)),
     );
     scope.post(`${API}/payments/:payment_token/capture`, { schema: { params: TokenParams, body: Type.Object({ amount: Amount }) } }, async (request) => {
-      const payment = await capturePayment(ctx, principalOf(request).merchantId, request.params.payment_token, request.body.amount);
-      return { payment_token: payment.payment_token, transaction_status: payment.status };
+      return capturePayment(ctx, principalOf(request).merchantId, request.params.payment_token, request.body.amount, { idempotencyKey: idempotencyKeyOf(request) });
     });
     scope.post(`${API}/payments/:payment_token/cancel`, { schema: { params: TokenParams } }, async (request) => {
-      const payment = await cancelPreAuthorization(ctx, principalOf(request).merchantId, request.params.payment_token);
-      return { payment_token: payment.payment_token, transaction_status: payment.status };
+      return cancelPreAuthorization(ctx, principalOf(request).merchantId, request.params.payment_token, { idempotencyKey: idempotencyKeyOf(request) });
     });
     scope.post(
       `${API}/payments/:payment_token/refund`,

@@ -13,6 +13,8 @@ export interface StuckOperation {
   kind: string;
   /** The resource the job works on: a payment token, a refund id or a payout's tx id. */
   resource_id: string | null;
+  /** The payment operation the job carries (payments/operations.ts), for a card payment's job. */
+  operation_id: string | null;
   attempts: number;
   outcome_unknown: boolean;
   stuck_since: string | null;
@@ -25,11 +27,10 @@ export interface StuckOperation {
 /** Past the deadline with an unknown outcome, or failed on every attempt: the jobs this module lists and counts. */
 const needsAttention = (eb: ExpressionBuilder<Database, 'jobs'>) => eb.or([eb('stuck_since', 'is not', null), eb('failed_at', 'is not', null)]);
 
-/** The job payload's resource id; payloads may carry one-time secrets (a CAVV), so only ids leave it. */
-function resourceOf(payload: unknown): string | null {
+/** An id the job payload names; payloads may carry one-time secrets (a CAVV), so only ids leave it. */
+function idOf(payload: unknown, key: 'operationId' | 'refundId' | 'txId'): string | null {
   if (typeof payload !== 'object' || payload === null) return null;
-  const p = payload as Record<string, unknown>;
-  const id = p.paymentToken ?? p.refundId ?? p.txId;
+  const id = (payload as Record<string, unknown>)[key];
   return typeof id === 'string' ? id : null;
 }
 
@@ -43,10 +44,15 @@ export async function listStuckOperations(db: Db, limit: number): Promise<StuckO
     .limit(limit)
     .execute();
   const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+  // A card payment's job carries its operation: the resource shown is the operation's payment.
+  const operationIds = rows.map((row) => idOf(row.payload, 'operationId')).filter((id): id is string => id !== null);
+  const operations = operationIds.length === 0 ? [] : await db.selectFrom('payment_operations').select(['id', 'payment_token']).where('id', 'in', operationIds).execute();
+  const paymentOf = new Map(operations.map((o) => [o.id, o.payment_token]));
   return rows.map((row) => ({
     job_id: String(row.id),
     kind: row.kind,
-    resource_id: resourceOf(row.payload),
+    resource_id: paymentOf.get(idOf(row.payload, 'operationId') ?? '') ?? idOf(row.payload, 'refundId') ?? idOf(row.payload, 'txId'),
+    operation_id: idOf(row.payload, 'operationId'),
     attempts: row.attempts,
     outcome_unknown: row.outcome_unknown,
     stuck_since: iso(row.stuck_since),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKOUT_STATES } from '../checkout/states';
 import { ApiError } from '../http/errors';
-import { PAYMENT_STATES } from '../payments/states';
+import { OPERATION_STATES, PAYMENT_STATES } from '../payments/states';
 import { PAYOUT_STATES } from '../payouts/states';
 import { REFUND_STATES } from '../refunds/states';
 import { CHARGE_STATES, SUBSCRIPTION_STATES } from '../subscriptions/states';
@@ -14,6 +14,12 @@ import { allowedFrom, assertMove, canMove, IllegalMoveError, movedMeanwhile, sta
  * this list too, on purpose. `doc` is where the table is drawn (checked below).
  */
 const TABLES: { name: string; table: StateTable; moves: string[]; doc?: string }[] = [
+  {
+    name: 'OPERATION_STATES',
+    table: OPERATION_STATES,
+    doc: 'architecture.md',
+    moves: ['REQUESTED→APPROVED', 'REQUESTED→DECLINED', 'REQUESTED→FAILED'],
+  },
   {
     name: 'PAYMENT_STATES',
     table: PAYMENT_STATES,
@@ -160,6 +166,14 @@ describe('the tables drawn in docs/', () => {
     expect(new Set(drawn).size, `${doc}: a move drawn twice`).toBe(drawn.length);
     expect([...drawn].sort()).toEqual(movesOf(table).sort());
   });
+});
+
+it('stamps a status entered again with its first time, given the row as it is', () => {
+  const first = new Date('2026-01-01T00:00:00.000Z');
+  const again = new Date('2026-01-04T00:00:00.000Z');
+  expect(stampOf(PAYMENT_STATES, 'PRE_AUTHORIZED', again, { pre_authorized_at: first })).toEqual({});
+  expect(stampOf(PAYMENT_STATES, 'PRE_AUTHORIZED', again, { pre_authorized_at: null })).toEqual({ pre_authorized_at: again });
+  expect(stampOf(PAYMENT_STATES, 'PRE_AUTHORIZED', again)).toEqual({ pre_authorized_at: again });
 });
 
 it('refuses a move whose guarded update found the row moved, naming what was read', () => {

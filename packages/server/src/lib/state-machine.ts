@@ -80,11 +80,20 @@ export function assertMove<S extends string>(table: StateTable<S>, from: string,
 
 /**
  * The timestamp a move into `to` writes: `{ [column]: at }`, or nothing for a status without a column.
- * @example await trx.updateTable('refunds').set({ status, ...stampOf(REFUND_STATES, status, now) })
+ * A status's time is when the resource first entered it: given the row as it is (`current`), a column
+ * already stamped is left as it is, so a status entered again (a pre-authorisation back from a refused
+ * capture) keeps its first time, and every clock that counts from it (the 5-day TTL) does not restart.
+ * @example await trx.updateTable('refunds').set({ status, ...stampOf(REFUND_STATES, status, now, refund) })
  */
-export function stampOf<S extends string, C extends string>(table: StateTable<S, C>, to: S, at: Date): Partial<Record<C, Date>> {
+export function stampOf<S extends string, C extends string>(
+  table: StateTable<S, C>,
+  to: S,
+  at: Date,
+  current?: object,
+): Partial<Record<C, Date>> {
   const column = table.timestamps[to];
-  return column === undefined ? {} : ({ [column]: at } as Partial<Record<C, Date>>);
+  if (column === undefined || ((current as Record<string, unknown> | undefined)?.[column] ?? null) !== null) return {};
+  return { [column]: at } as Partial<Record<C, Date>>;
 }
 
 /**

@@ -3,40 +3,45 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
-import { enqueue } from '../jobs/queue';
+import { assertOpenPreAuthorization, earlierRequest, type OperationAnswer } from './capture';
+import { requestOperation } from './operations';
 import { changeStatus, lockPayment, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
-import { PRE_AUTHORIZATION_TTL_MS } from './states';
+import { PRE_AUTHORIZATION_TTL_MS, type PaymentStatus } from './states';
 
-async function startCancel(trx: Db, payment: PaymentRow, now: Date, reason: 'REQUESTED' | 'TTL'): Promise<PaymentRow> {
-  const processing = await changeStatus(trx, payment, 'PROCESSING', now, { pending_capture_minor: null });
-  const job: ProcessPaymentJob = { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'cancel', reason };
-  await enqueue(trx, PROCESS_PAYMENT_JOB, job);
+/** PROCESSING, and the void asked of the processor (its operation and job), in the caller's transaction. */
+async function startCancel(trx: Db, payment: PaymentRow, now: Date, reason: 'REQUESTED' | 'TTL', idempotencyKey?: string | null): Promise<PaymentRow> {
+  const processing = await changeStatus(trx, payment, 'PROCESSING', now, { error_code: null, error_description: null });
+  await requestOperation(trx, { payment, kind: 'cancel', amountMinor: payment.authorized_minor, at: now, reason, idempotencyKey });
   return processing;
 }
 
 /**
  * `POST /checkout/<payment_token>/cancel`: voids a pre-authorisation that was not captured. Like a
- * capture it locks the row and moves the payment to PROCESSING, so cancels and captures racing on one
- * payment have exactly one effect.
- * @example await cancelPreAuthorization(ctx, merchantId, token);
+ * capture it locks the row, moves the payment to PROCESSING and asks for an operation, so cancels and
+ * captures racing on one payment have exactly one effect; a retry with the same Idempotency-Key after
+ * a crash answers from the operation the first request asked for. Past the 5-day TTL it answers
+ * PRE_AUTHORIZATION_EXPIRED: the TTL sweep voids it.
+ * @example await cancelPreAuthorization(ctx, merchantId, token, { idempotencyKey: 'order-1-cancel' });
  */
-export async function cancelPreAuthorization(ctx: AppContext, merchantId: string, paymentToken: string): Promise<PaymentRow> {
+export async function cancelPreAuthorization(ctx: AppContext, merchantId: string, paymentToken: string, options: { idempotencyKey?: string | null } = {}): Promise<OperationAnswer> {
   const now = await merchantNow(ctx.db, merchantId);
-  const payment = await ctx.db.transaction().execute(async (trx) => {
+  const answer = await ctx.db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, merchantId, paymentToken);
     if (!payment) throw new ApiError('NOT_FOUND', 'payment_token: payment not found.');
-    if (payment.status !== 'PRE_AUTHORIZED') throw new ApiError('NOT_CANCELABLE', undefined, { message: `Payment is ${payment.status}; this operation needs PRE_AUTHORIZED.` });
-    return startCancel(trx, payment, now, 'REQUESTED');
+    const earlier = await earlierRequest(trx, payment, 'cancel', options.idempotencyKey, payment.authorized_minor);
+    if (earlier) return earlier;
+    assertOpenPreAuthorization(payment, now, 'NOT_CANCELABLE');
+    const processing = await startCancel(trx, payment, now, 'REQUESTED', options.idempotencyKey);
+    return { payment_token: processing.payment_token, transaction_status: processing.status as PaymentStatus };
   });
   ctx.workerSignal.poke();
-  return payment;
+  return answer;
 }
 
 /**
- * The 5-day TTL: pre-authorisations older than that on their merchant's clock are voided and end
- * CANCELED. Run periodically by every worker; each payment is locked and re-checked, so two
- * workers sweeping at once cancel it once.
+ * The 5-day TTL: pre-authorisations older than that on their merchant's clock, counted from their
+ * first authorisation, are voided at the processor and end CANCELED. Run periodically by every worker;
+ * each payment is locked and re-checked, so two workers sweeping at once cancel it once.
  * @example await expirePreAuthorizations(ctx);
  */
 export async function expirePreAuthorizations(ctx: AppContext): Promise<number> {

@@ -5,11 +5,12 @@ import { eventsInsertFrom, recordEvent } from '../events/outbox';
 import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fees/fee-plan';
 import type { FxQuote } from '../fees/fx';
 import { ApiError } from '../http/errors';
-import { enqueue, jobsInsertFrom } from '../jobs/queue';
+import { enqueueMany, jobsInsertFrom } from '../jobs/queue';
 import { jsonParameter } from '../lib/json';
 import type { PaymentMethodName } from '../processor/processor';
 import { changeStatus, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
+import { describeOperation, requestOperation, type NewOperation } from './operations';
+import type { JobAuthentication } from './payment-job';
 
 /**
  * The one way a payment row comes to exist, for every method: cards (sendPayment, subscription
@@ -67,7 +68,7 @@ export interface NewPayment {
   extraData: unknown;
   ipAddress: string | null;
   notificationUrl: string | null;
-  authentication: ProcessPaymentJob['authentication'];
+  authentication: JobAuthentication | undefined;
   subscriptionId: string | null;
   /** The hosted checkout session of a code payment. */
   checkoutId?: string | null | undefined;
@@ -90,7 +91,7 @@ export interface NewPayment {
  */
 export async function createPayment(db: Db, input: NewPayment): Promise<PaymentRow> {
   if (!db.isTransaction) return db.transaction().execute((trx) => createPayment(trx, input));
-  const { row, history, fees, event, job } = describePayment(input);
+  const { row, history, fees, event, operation } = describePayment(input);
   const payment = await db
     .insertInto('payments')
     .values({ ...row, fee_rules: jsonText(row.fee_rules), extra_data: jsonText(row.extra_data), authentication: jsonText(row.authentication) })
@@ -99,7 +100,10 @@ export async function createPayment(db: Db, input: NewPayment): Promise<PaymentR
   await db.insertInto('payment_status_history').values(history).execute();
   if (fees.length > 0) await db.insertInto('payment_fees').values(fees).execute();
   if (event) await recordEvent(db, event);
-  if (job) await enqueue(db, job.kind, job.payload);
+  if (operation) {
+    await db.insertInto('payment_operations').values(operation.row).execute();
+    await enqueueMany(db, [operation.job]);
+  }
   return payment;
 }
 
@@ -114,7 +118,8 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
   const history = payments.flatMap((p) => p.history);
   const fees = payments.flatMap((p) => p.fees);
   const events = payments.flatMap((p) => (p.event ? [p.event] : []));
-  const jobs = payments.flatMap((p) => (p.job ? [p.job] : []));
+  const operations = payments.flatMap((p) => (p.operation ? [p.operation.row] : []));
+  const jobs = payments.flatMap((p) => (p.operation ? [p.operation.job] : []));
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
@@ -138,6 +143,14 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
         as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
         on f.payment_token = p.payment_token
       order by f.n
+    ),
+    operation as (
+      insert into payment_operations (id, payment_token, merchant_id, kind, amount_minor, reference, reason, idempotency_key, requested_at)
+      select o.id, o.payment_token, o.merchant_id, o.kind, o.amount_minor, o.reference, o.reason, o.idempotency_key, o.requested_at
+      from payment as p
+      join jsonb_to_recordset(${jsonParameter(operations)}::jsonb) as o(id uuid, payment_token uuid, merchant_id uuid, kind text, amount_minor bigint,
+        reference text, reason text, idempotency_key text, requested_at timestamptz)
+        on o.payment_token = p.payment_token
     ),
     event as (${eventsInsertFrom('payment', 'payment_token', events)}),
     job as (${jobsInsertFrom('payment', 'payment_token', jobs)})
@@ -197,7 +210,7 @@ export async function sendWaitingCardPayment(db: Db, input: NewPayment & { payme
   await db.deleteFrom('payment_fees').where('payment_token', '=', waiting.payment_token).execute();
   if (fees.length > 0) await db.insertInto('payment_fees').values(fees.map((f) => ({ ...f, payment_token: waiting.payment_token }))).execute();
   const processing = await changeStatus(db, priced, 'PROCESSING', input.now);
-  await enqueue(db, PROCESS_PAYMENT_JOB, authorizationJob(processing, input.authentication));
+  await requestOperation(db, authorization(processing, input.authentication, input.now));
   return processing;
 }
 
@@ -216,7 +229,7 @@ function describePayment(input: NewPayment) {
     history: (row.status === 'PROCESSING' ? ['CREATED', 'PROCESSING'] : ['CREATED']).map((status) => ({ payment_token: token, merchant_id: row.merchant_id, status, at: input.now })),
     fees: input.fees.fees.map((f) => ({ payment_token: token, merchant_id: row.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: row.currency })),
     event: start === 'draft' ? undefined : paymentEvent(row),
-    job: start === 'authorize' ? { resourceId: token, kind: PROCESS_PAYMENT_JOB, payload: authorizationJob(row, input.authentication) } : undefined,
+    operation: start === 'authorize' ? describeOperation(authorization(row, input.authentication, input.now)) : undefined,
   };
 }
 
@@ -270,12 +283,17 @@ function paymentRow(input: NewPayment, status: 'CREATED' | 'PROCESSING') {
 }
 
 /**
- * The authorisation job of a card payment. The CAVV rides in the job (deleted once processed) to reach
- * the processor; it is not kept elsewhere.
- * @example await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, undefined));
+ * The authorisation a card payment asks of the processor: what its customer pays (the amount and the
+ * customer's fees). The CAVV rides in its job (deleted once processed) to reach the processor; it is
+ * not kept elsewhere.
+ * @example await requestOperation(trx, authorization(payment, undefined, now));
  */
-export function authorizationJob(payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, authentication: ProcessPaymentJob['authentication']): ProcessPaymentJob {
-  return { paymentToken: payment.payment_token, merchantId: payment.merchant_id, step: 'authorize', authentication };
+export function authorization(
+  payment: Pick<PaymentRow, 'payment_token' | 'merchant_id' | 'amount_minor' | 'customer_fees_minor'>,
+  authentication: JobAuthentication | undefined,
+  at: Date,
+): NewOperation {
+  return { payment, kind: 'authorize', amountMinor: payment.amount_minor + payment.customer_fees_minor, at, authentication };
 }
 
 /**

@@ -4,15 +4,21 @@
  * (process-payment.ts), which imports the hot path (hot-path.ts), which imports payment creation.
  */
 
-/** The job kind of every processor step of a card payment (authorise, capture, cancel). */
+/** The job kind of every processor operation on a card payment (authorise, capture, cancel: payments/operations.ts). */
 export const PROCESS_PAYMENT_JOB = 'payment.process';
 
+/** The 3DS facts an authorisation sends to the processor; the CAVV rides only in the job, never stored elsewhere. */
+export interface JobAuthentication {
+  cavv: string;
+  eci: string;
+  version: string;
+  dstrans_id: string;
+  xid?: string | undefined;
+}
+
+/** A job carries its operation: it settles that operation only, and only while the operation is REQUESTED. */
 export interface ProcessPaymentJob {
-  paymentToken: string;
+  operationId: string;
   merchantId: string;
-  /** authorize: after sendPayment; capture: a pre-authorisation's capture; cancel: its void (by request or TTL). */
-  step: 'authorize' | 'capture' | 'cancel';
-  authentication?: { cavv: string; eci: string; version: string; dstrans_id: string; xid?: string | undefined } | undefined;
-  /** For cancel: the status to end in (CANCELED for a request or an expired pre-authorisation). */
-  reason?: 'REQUESTED' | 'TTL';
+  authentication?: JobAuthentication | undefined;
 }

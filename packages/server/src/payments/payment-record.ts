@@ -54,7 +54,7 @@ export async function changeStatus(db: Db, payment: PaymentRow, status: PaymentS
       ...(uncharged ? { merchant_fees_minor: 0n, customer_fees_minor: 0n } : {}),
       status,
       updated_at: at,
-      ...stampOf(PAYMENT_STATES, status, at),
+      ...stampOf(PAYMENT_STATES, status, at, payment),
     })
     .where('payment_token', '=', payment.payment_token)
     .where('status', 'in', allowedFrom(PAYMENT_STATES, status))

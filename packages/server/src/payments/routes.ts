@@ -39,8 +39,8 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const payment = await capturePayment(ctx, principalOf(request).merchantId, request.params.payment_token, request.body.amount);
-      return { payment_token: payment.payment_token, refresh_token: await refreshToken(ctx, request), transaction_status: payment.status };
+      const answer = await capturePayment(ctx, principalOf(request).merchantId, request.params.payment_token, request.body.amount, { idempotencyKey: idempotencyKeyOf(request) });
+      return { ...answer, refresh_token: await refreshToken(ctx, request) };
     },
   );
 
@@ -56,8 +56,8 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const payment = await cancelPreAuthorization(ctx, principalOf(request).merchantId, request.params.payment_token);
-      return { payment_token: payment.payment_token, refresh_token: await refreshToken(ctx, request), transaction_status: payment.status };
+      const answer = await cancelPreAuthorization(ctx, principalOf(request).merchantId, request.params.payment_token, { idempotencyKey: idempotencyKeyOf(request) });
+      return { ...answer, refresh_token: await refreshToken(ctx, request) };
     },
   );
 

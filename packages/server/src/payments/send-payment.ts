@@ -5,12 +5,12 @@ import type { Db } from '../db/database';
 import { computeFees, type AppliedFee } from '../fees/fee-plan';
 import type { FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
-import { enqueue } from '../jobs/queue';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
-import { authorizationJob, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
+import { authorization, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
 import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
-import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from './payment-job';
+import { requestOperation } from './operations';
+import type { JobAuthentication } from './payment-job';
 import { claimAuthentication } from '../three-ds/verify-authentication';
 import { releaseThreeDsClaim } from '../three-ds/change-status';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
@@ -157,22 +157,22 @@ async function existingPayment(db: Db, merchantId: string, paymentToken: string)
 
 /**
  * Sends a CREATED card payment to the processor, in the caller's transaction: PROCESSING, its
- * history line and event, and the authorisation job. The caller pokes the worker after committing.
+ * history line and event, and the authorisation (the operation and its job). The caller pokes the worker after committing.
  * @example const processing = await startCardPayment(trx, createdPayment, now);
  */
-export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, authentication?: ProcessPaymentJob['authentication']): Promise<PaymentRow> {
+export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, authentication?: JobAuthentication): Promise<PaymentRow> {
   const processing = await changeStatus(trx, payment, 'PROCESSING', now);
-  await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, authentication));
+  await requestOperation(trx, authorization(payment, authentication, now));
   return processing;
 }
 
 /**
  * Sends a payment stored with `sendLater` (PROCESSING, waiting for its due date) to the processor,
- * in the caller's transaction: its authorisation job, with no status change. The caller pokes the
+ * in the caller's transaction: its authorisation (the operation and its job), with no status change. The caller pokes the
  * worker after committing.
- * @example await sendWaitingPayment(trx, waitingPayment);
+ * @example await sendWaitingPayment(trx, waitingPayment, now);
  */
-export async function sendWaitingPayment(trx: Db, payment: PaymentRow): Promise<PaymentRow> {
-  await enqueue(trx, PROCESS_PAYMENT_JOB, authorizationJob(payment, undefined));
+export async function sendWaitingPayment(trx: Db, payment: PaymentRow, now: Date): Promise<PaymentRow> {
+  await requestOperation(trx, authorization(payment, undefined, now));
   return payment;
 }

@@ -41,7 +41,7 @@ export async function changePayoutStatus(
   assertMove(PAYOUT_STATES, payout.status, status);
   const updated = await trx
     .updateTable('payouts')
-    .set({ ...patch, status, updated_at: at, ...stampOf(PAYOUT_STATES, status, at) })
+    .set({ ...patch, status, updated_at: at, ...stampOf(PAYOUT_STATES, status, at, payout) })
     .where('tx_id', '=', payout.tx_id)
     .where('status', 'in', allowedFrom(PAYOUT_STATES, status))
     .returningAll()

@@ -27,7 +27,7 @@ export async function changeRefundStatus(
   assertMove(REFUND_STATES, refund.status, status);
   const updated = await trx
     .updateTable('refunds')
-    .set({ ...patch, status, updated_at: at, ...stampOf(REFUND_STATES, status, at) })
+    .set({ ...patch, status, updated_at: at, ...stampOf(REFUND_STATES, status, at, refund) })
     .where('refund_id', '=', refund.refund_id)
     .where('status', 'in', allowedFrom(REFUND_STATES, status))
     .returningAll()

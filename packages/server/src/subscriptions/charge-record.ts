@@ -104,7 +104,7 @@ export function isWaitingPayment(charge: Pick<ChargeRow, 'attempts' | 'payment_t
  * @example await startWaitingAttempt(trx, charge, waitingPayment, now);
  */
 export async function startWaitingAttempt(trx: Db, charge: ChargeRow, payment: PaymentRow, now: Date): Promise<ChargeRow> {
-  const processing = payment.status === 'CREATED' ? await startCardPayment(trx, payment, now) : await sendWaitingPayment(trx, payment);
+  const processing = payment.status === 'CREATED' ? await startCardPayment(trx, payment, now) : await sendWaitingPayment(trx, payment, now);
   return countAttempt(trx, charge, processing, now);
 }
 
@@ -137,7 +137,7 @@ export async function changeChargeStatus(
   assertMove(CHARGE_STATES, charge.status, to);
   const moved = await trx
     .updateTable('subscription_charges')
-    .set({ ...patch, status: to, next_attempt_on: null, updated_at: now, ...stampOf(CHARGE_STATES, to, now) })
+    .set({ ...patch, status: to, next_attempt_on: null, updated_at: now, ...stampOf(CHARGE_STATES, to, now, charge) })
     .where('id', '=', charge.id)
     .where('status', 'in', allowedFrom(CHARGE_STATES, to))
     .returningAll()

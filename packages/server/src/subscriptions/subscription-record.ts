@@ -44,6 +44,7 @@ export async function changeSubscriptionStatus(trx: Db, subscription: Subscripti
   assertMove(SUBSCRIPTION_STATES, subscription.status, to);
   const updated = await trx
     .updateTable('subscriptions')
+    // PAST_DUE is restamped on each entry: its time is the start of the delinquency now open, not the first one.
     .set({ status: to, updated_at: now, ...stampOf(SUBSCRIPTION_STATES, to, now), ...(to === 'CANCELED' ? { next_due_date: null } : {}) })
     .where('id', '=', subscription.id)
     .where('status', 'in', allowedFrom(SUBSCRIPTION_STATES, to))

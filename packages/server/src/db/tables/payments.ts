@@ -67,8 +67,35 @@ export interface PaymentStatusHistoryTable {
   at: Date;
 }
 
+/**
+ * One processor operation on a card payment (migration 0029, payments/operations.ts): authorise, capture
+ * or cancel, with its own status (payments/states.ts OPERATION_STATES) and a time per final status.
+ */
+export interface PaymentOperationsTable {
+  id: string;
+  payment_token: string;
+  merchant_id: string;
+  kind: string;
+  status: Generated<string>;
+  amount_minor: bigint;
+  /** Colibri's reference for the processor: its idempotency key there, and how its records are found. */
+  reference: string;
+  /** A cancel's cause: REQUESTED by the merchant, or TTL (the 5-day sweep). */
+  reason: string | null;
+  processor_id: string | null;
+  result_code: string | null;
+  result_description: string | null;
+  /** The Idempotency-Key of the request that asked for it (unique per merchant and kind). */
+  idempotency_key: string | null;
+  requested_at: Date;
+  approved_at: Date | null;
+  declined_at: Date | null;
+  failed_at: Date | null;
+}
+
 export interface PaymentTables {
   payments: PaymentsTable;
+  payment_operations: PaymentOperationsTable;
   payment_fees: PaymentFeesTable;
   payment_status_history: PaymentStatusHistoryTable;
 }

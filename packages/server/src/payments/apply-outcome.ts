@@ -1,0 +1,287 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import { eventsInsertFrom } from '../events/outbox';
+import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
+import { journalRows, ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
+import { batchCalls, onePer } from '../lib/batch';
+import { jsonParameter } from '../lib/json';
+import { assertMove, stampOf } from '../lib/state-machine';
+import type { OperationResult } from '../processor/processor';
+import type { CardRow } from '../vault/lookup';
+import type { OperationRow } from './operations';
+import { captureJournal, holdJournal, paymentEvent, type PaymentRow } from './payment-record';
+import { OPERATION_STATES, OUTCOME_MOVES, PAYMENT_STATES, UNCHARGED_STATUSES, type OperationStatus } from './states';
+
+/**
+ * The one way a processor's answer reaches Colibri's books (docs/architecture.md, "Money in flight"):
+ * the job worker after sending an operation or asking the processor about it (process-payment.ts),
+ * the job's abandonment at its deadline, and, through them, connector notifications and status
+ * queries. Each answer is described once (describeOutcome: the operation's final status, the payment's
+ * move from OUTCOME_MOVES, its fees, journals and event) and written by one statement for any number
+ * of answers (applyOutcomes); the jobs of one turn of the event loop share it (outcomeStatements).
+ *
+ * The guard is the operation: its row moves out of REQUESTED once, so an answer applied twice (a job
+ * that runs again, a duplicate notification, two workers racing on one job) changes nothing the second
+ * time, and an answer for an operation that is no longer in flight never touches its payment.
+ */
+
+/** A processor's answer to one operation, with the operation and its payment as the job read them. */
+export interface OperationOutcome {
+  operation: OperationRow;
+  /** The payment as the job read it (PROCESSING while its operation is REQUESTED). */
+  payment: PaymentRow;
+  result: OperationResult;
+  at: Date;
+}
+
+interface FeeLine {
+  payment_token: string;
+  merchant_id: string;
+  fee_type: string;
+  payer: string;
+  amount_minor: bigint;
+  currency: string;
+}
+
+/** Everything one answer writes: the operation's final row, the payment as it will be, its fees (when they change) and journals. */
+interface DescribedOutcome {
+  operation: { id: string; status: OperationStatus; processor_id: string | null; result_code: string | null; result_description: string | null; approved_at: Date | null; declined_at: Date | null; failed_at: Date | null };
+  payment: PaymentRow;
+  /** The fee lines that replace the payment's, or undefined where they stay as they are. */
+  fees: FeeLine[] | undefined;
+  journals: JournalInput[];
+}
+
+const OPERATION_STATUS_OF: Readonly<Record<OperationResult['status'], Exclude<OperationStatus, 'REQUESTED'>>> = { APPROVED: 'APPROVED', DECLINED: 'DECLINED', ERROR: 'FAILED' };
+
+/**
+ * What one answer changes, computed from the operation and the payment as read: pure, so the batched
+ * statement and every test read the same description.
+ * @example const { payment } = describeOutcome({ operation, payment, result: { status: 'APPROVED', processorId: 'p-1' }, at: now });
+ */
+export function describeOutcome({ operation, payment, result, at }: OperationOutcome): DescribedOutcome {
+  const status = OPERATION_STATUS_OF[result.status];
+  assertMove(OPERATION_STATES, operation.status, status);
+  const moveKey = operation.kind === 'authorize' && payment.delay_capture ? 'pre_authorize' : operation.kind;
+  const to = OUTCOME_MOVES[moveKey][status];
+  assertMove(PAYMENT_STATES, 'PROCESSING', to);
+  const approved = result.status === 'APPROVED';
+  const error = approved ? { error_code: null, error_description: null } : { error_code: result.code, error_description: result.description };
+  const journals: JournalInput[] = [];
+  let patch: Partial<PaymentRow> = {};
+  let fees: FeeLine[] | undefined;
+
+  if (operation.kind === 'authorize' && approved) {
+    patch = { processor_id: result.processorId, authorized_minor: payment.amount_minor, ...(to === 'PAID' ? { captured_minor: payment.amount_minor } : {}) };
+  } else if (operation.kind === 'capture' && approved) {
+    // A partial capture charges the payment's own fee rules (kept when it was created) on what was captured.
+    const rules = payment.fee_rules as PaymentFeeRules;
+    const breakdown = computeFees(rules.payments, operation.amount_minor, { installments: payment.installments, installmentInterestPpm: rules.installment_interest_ppm });
+    patch = { captured_minor: operation.amount_minor, customer_fees_minor: breakdown.customerFeesMinor, merchant_fees_minor: breakdown.merchantFeesMinor };
+    fees = breakdown.fees.map((f) => ({ payment_token: payment.payment_token, merchant_id: payment.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: payment.currency }));
+    // The hold released is what was held: the amount with the fees as they were before the capture.
+    journals.push(holdJournal(payment, at, -1n, 'release'));
+  } else if (operation.kind === 'cancel' && approved) {
+    journals.push(holdJournal(payment, at, -1n, 'release'));
+  }
+  if (UNCHARGED_STATUSES.includes(to)) {
+    // Fees priced at creation were never charged.
+    patch = { ...patch, merchant_fees_minor: 0n, customer_fees_minor: 0n };
+    fees = [];
+  }
+  const after: PaymentRow = { ...payment, ...patch, ...error, pending_capture_minor: null, status: to, updated_at: at, ...stampOf(PAYMENT_STATES, to, at, payment) };
+  if (operation.kind === 'authorize' && to === 'PRE_AUTHORIZED') journals.push(holdJournal(after, at, 1n, 'authorization'));
+  if (to === 'PAID') journals.push(captureJournal(after, at));
+  return {
+    operation: {
+      id: operation.id,
+      status,
+      processor_id: approved ? result.processorId : null,
+      result_code: approved ? null : result.code,
+      result_description: approved ? null : result.description,
+      approved_at: null,
+      declined_at: null,
+      failed_at: null,
+      ...stampOf(OPERATION_STATES, status, at),
+    },
+    payment: after,
+    fees,
+    journals,
+  };
+}
+
+/**
+ * Applies answers in one statement of data-modifying CTEs: each operation moves out of REQUESTED only
+ * if it still is REQUESTED and its payment PROCESSING when the statement runs (its row lock serialises
+ * two applications of one answer), and only then does its payment move, with its fees, history line,
+ * `payment.status_changed` event and journals, all written from the rows actually updated. Every answer
+ * sets the same columns (the row as it will be), so one query text serves every mix of answers. The
+ * single form is this with one answer. Answers each outcome's updated payment, in order, or undefined
+ * where its operation was no longer in flight.
+ * @example const [paid] = await applyOutcomes(db, [{ operation, payment, result: { status: 'APPROVED', processorId }, at: now }]);
+ */
+export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[]): Promise<(PaymentRow | undefined)[]> {
+  // An UPDATE touches a row once per statement: an operation answered twice in one turn is settled by
+  // its first answer, and the second answer is undefined, as it would be a moment later. An answer to
+  // an operation read final already is undefined at once.
+  const firsts = outcomes.filter((outcome, i) => outcome.operation.status === 'REQUESTED' && outcomes.findIndex((o) => o.operation.id === outcome.operation.id) === i);
+  if (firsts.length === 0) return outcomes.map(() => undefined);
+  const described = firsts.map(describeOutcome);
+  const operations = described.map((d) => ({ ...d.operation, payment_token: d.payment.payment_token }));
+  const payments = described.map((d) => Object.fromEntries(SETTLED_COLUMNS.map((column) => [column, d.payment[column]])));
+  const refeed = described.filter((d) => d.fees !== undefined);
+  const fees = refeed.flatMap((d) => d.fees ?? []).map((f, n) => ({ ...f, n }));
+  const lines = described.flatMap((d) => d.journals.flatMap(journalRows));
+  const events = described.map((d) => paymentEvent(d.payment));
+  const { rows: updated } = await sql<PaymentRow>`
+    with answer as (
+      select * from jsonb_to_recordset(${jsonParameter(operations)}::jsonb) as a(id uuid, payment_token uuid, status text, processor_id text,
+        result_code text, result_description text, approved_at timestamptz, declined_at timestamptz, failed_at timestamptz)
+    ),
+    operation as (
+      update payment_operations as o set
+        status = a.status, processor_id = a.processor_id, result_code = a.result_code, result_description = a.result_description,
+        approved_at = a.approved_at, declined_at = a.declined_at, failed_at = a.failed_at
+      from answer as a
+      where o.id = any(${operations.map((o) => o.id)}::uuid[]) and o.id = a.id and o.status = 'REQUESTED'
+        and exists (select 1 from payments as p where p.payment_token = o.payment_token and p.status = 'PROCESSING')
+      returning o.payment_token
+    ),
+    outcome as (select * from jsonb_populate_recordset(null::payments, ${jsonParameter(payments)}::jsonb)),
+    updated as (
+      update payments as p set
+        status = o.status, updated_at = o.updated_at, processor_id = o.processor_id,
+        authorized_minor = o.authorized_minor, captured_minor = o.captured_minor, pending_capture_minor = o.pending_capture_minor,
+        merchant_fees_minor = o.merchant_fees_minor, customer_fees_minor = o.customer_fees_minor,
+        error_code = o.error_code, error_description = o.error_description,
+        pre_authorized_at = o.pre_authorized_at, paid_at = o.paid_at, canceled_at = o.canceled_at, failed_at = o.failed_at
+      from outcome as o, operation as x
+      where p.payment_token = any(${described.map((d) => d.payment.payment_token)}::uuid[]) and p.payment_token = o.payment_token
+        and x.payment_token = p.payment_token and p.status = 'PROCESSING'
+      returning p.*
+    ),
+    history as (
+      insert into payment_status_history (payment_token, merchant_id, status, at)
+      select payment_token, merchant_id, status, updated_at from updated
+    ),
+    old_fees as (
+      delete from payment_fees as f
+      where f.payment_token = any(${refeed.map((d) => d.payment.payment_token)}::uuid[]) and f.payment_token in (select payment_token from updated)
+    ),
+    new_fees as (
+      insert into payment_fees (payment_token, merchant_id, fee_type, payer, amount_minor, currency)
+      select f.payment_token, f.merchant_id, f.fee_type, f.payer, f.amount_minor, f.currency
+      from updated as u
+      join jsonb_to_recordset(${jsonParameter(fees)}::jsonb) as f(n integer, payment_token uuid, merchant_id uuid, fee_type text, payer text, amount_minor bigint, currency text)
+        on f.payment_token = u.payment_token
+      order by f.n
+    ),
+    event as (${eventsInsertFrom('updated', 'payment_token', events)}),
+    ledger as (${ledgerInsertFrom('updated', 'payment_token', lines)})
+    select * from updated`.execute(db);
+  const byToken = new Map(updated.map((row) => [row.payment_token, row]));
+  return outcomes.map((outcome) => (firsts.includes(outcome) ? byToken.get(outcome.payment.payment_token) : undefined));
+}
+
+/** The payment columns an answer writes (the statement above sets each of them), and the key. */
+const SETTLED_COLUMNS = [
+  'payment_token',
+  'status',
+  'updated_at',
+  'processor_id',
+  'authorized_minor',
+  'captured_minor',
+  'pending_capture_minor',
+  'merchant_fees_minor',
+  'customer_fees_minor',
+  'error_code',
+  'error_description',
+  'pre_authorized_at',
+  'paid_at',
+  'canceled_at',
+  'failed_at',
+] as const satisfies readonly (keyof PaymentRow)[];
+
+export type ProcessorCardRow = Pick<CardRow, 'key_id' | 'number_ciphertext' | 'exp_month' | 'exp_year' | 'holder_name' | 'scheme'>;
+
+/** An operation with what its job needs: its payment, the payment's card (the merchant's own only) and the merchant's clock. */
+export interface LoadedOperation {
+  operation: OperationRow;
+  payment: PaymentRow;
+  card: ProcessorCardRow | undefined;
+  clockOffsetMs: bigint;
+}
+
+/**
+ * Operations with their payment, card and merchant clock, in one round trip; undefined where gone.
+ * @example const [loaded] = await loadOperations(db, [job.payload.operationId]);
+ */
+export async function loadOperations(db: Db, operationIds: readonly string[]): Promise<(LoadedOperation | undefined)[]> {
+  const rows = await db
+    .selectFrom('payment_operations as o')
+    .innerJoin('payments as p', 'p.payment_token', 'o.payment_token')
+    .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
+    .leftJoin('cards as c', (join) => join.onRef('c.id', '=', 'p.card_id').onRef('c.merchant_id', '=', 'p.merchant_id'))
+    .selectAll('p')
+    .select([
+      'm.clock_offset_ms as __clock_offset_ms',
+      'o.id as __op_id',
+      'o.kind as __op_kind',
+      'o.status as __op_status',
+      'o.amount_minor as __op_amount_minor',
+      'o.reference as __op_reference',
+      'o.reason as __op_reason',
+      'o.processor_id as __op_processor_id',
+      'o.result_code as __op_result_code',
+      'o.result_description as __op_result_description',
+      'o.idempotency_key as __op_idempotency_key',
+      'o.requested_at as __op_requested_at',
+      'o.approved_at as __op_approved_at',
+      'o.declined_at as __op_declined_at',
+      'o.failed_at as __op_failed_at',
+      'c.key_id as __card_key_id',
+      'c.number_ciphertext as __card_number_ciphertext',
+      'c.exp_month as __card_exp_month',
+      'c.exp_year as __card_exp_year',
+      'c.holder_name as __card_holder_name',
+      'c.scheme as __card_scheme',
+    ])
+    .where(sql<boolean>`o.id = any(${[...operationIds]}::uuid[])`)
+    .execute();
+  const loaded = new Map<string, LoadedOperation>();
+  for (const row of rows) {
+    const { __clock_offset_ms: clockOffsetMs, __card_key_id: keyId, __card_number_ciphertext: numberCiphertext, __card_exp_month: expMonth } = row;
+    const { __card_exp_year: expYear, __card_holder_name: holderName, __card_scheme: scheme } = row;
+    const operation = {
+      id: row.__op_id,
+      payment_token: row.payment_token,
+      merchant_id: row.merchant_id,
+      kind: row.__op_kind,
+      status: row.__op_status,
+      amount_minor: row.__op_amount_minor,
+      reference: row.__op_reference,
+      reason: row.__op_reason,
+      processor_id: row.__op_processor_id,
+      result_code: row.__op_result_code,
+      result_description: row.__op_result_description,
+      idempotency_key: row.__op_idempotency_key,
+      requested_at: row.__op_requested_at,
+      approved_at: row.__op_approved_at,
+      declined_at: row.__op_declined_at,
+      failed_at: row.__op_failed_at,
+    } as OperationRow;
+    const payment = Object.fromEntries(Object.entries(row).filter(([column]) => !column.startsWith('__'))) as PaymentRow;
+    const card: ProcessorCardRow | undefined =
+      keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
+        ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
+        : undefined;
+    loaded.set(operation.id, { operation, payment, card, clockOffsetMs });
+  }
+  return operationIds.map((id) => loaded.get(id));
+}
+
+/** The job's read and its settlement, shared by the jobs of one turn of the event loop (lib/batch.ts); one set per database handle. */
+export const outcomeStatements = onePer((db: Db) => ({
+  load: batchCalls((ids: readonly string[]) => loadOperations(db, ids)),
+  apply: batchCalls((outcomes: readonly OperationOutcome[]) => applyOutcomes(db, outcomes)),
+}));
