@@ -161,12 +161,14 @@ export function printTable(rows: (Figure & { ratio?: number })[]): void {
 }
 
 /**
- * One pgbench run on a scratch database (scale 1, `-j 2`) created on the server of `adminUrl` and dropped
- * after it: the built-in TPC-B-like script, or with `selectOnly` the select-only script (`-S`).
+ * One pgbench run on a scratch database (`-j 2`) created on the server of `adminUrl` and dropped after it:
+ * the built-in TPC-B-like script, or with `selectOnly` the select-only script (`-S`). `scale` is pgbench's
+ * `-s` (1 by default): TPC-B-like updates one of `scale` branch rows per transaction, so below the client
+ * count its clients queue for the same rows; pgbench's documentation advises a scale at least the client count.
  */
 export async function pgbench(
   adminUrl: string,
-  options: { connections: number; seconds: number; selectOnly?: boolean },
+  options: { connections: number; seconds: number; selectOnly?: boolean; scale?: number },
 ): Promise<Figure & { latencyAverageMs: number }> {
   const { execFileSync } = await import('node:child_process');
   const url = new URL(adminUrl);
@@ -175,13 +177,14 @@ export async function pgbench(
   const adminDb = url.pathname.slice(1) || 'postgres';
   execFileSync('psql', [...base, '-d', adminDb, '-qc', `create database ${scratch}`]);
   try {
-    execFileSync('pgbench', [...base, '-i', '-q', '-s', '1', scratch], { stdio: 'ignore' });
-    const args = [...base, '-c', String(options.connections), '-j', '2', '-T', String(options.seconds), ...(options.selectOnly ? ['-S'] : []), scratch];
+    const scale = options.scale ?? 1;
+    execFileSync('pgbench', [...base, '-i', '-q', '-s', String(scale), scratch], { stdio: 'ignore' });
+    const args = [...base, '-c', String(options.connections), '-j', String(Math.min(2, options.connections)), '-T', String(options.seconds), ...(options.selectOnly ? ['-S'] : []), scratch];
     const out = execFileSync('pgbench', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
     const latency = Number(/latency average = ([\d.]+) ms/.exec(out)?.[1] ?? 0);
     const script = options.selectOnly ? 'select-only (-S)' : 'tpcb-like';
-    return { name: `pgbench ${script} (-c ${options.connections})`, requestsPerSecond: tps, p99Ms: Number.NaN, non2xx: 0, latencyAverageMs: latency };
+    return { name: `pgbench ${script} (-c ${options.connections}, scale ${scale})`, requestsPerSecond: tps, p99Ms: Number.NaN, non2xx: 0, latencyAverageMs: latency };
   } finally {
     execFileSync('psql', [...base, '-d', adminDb, '-qc', `drop database if exists ${scratch} with (force)`]);
   }

@@ -7,24 +7,31 @@
  * Settings: BENCH_LATENCIES (0,200,1000 ms of sandbox processor latency), BENCH_CONNECTIONS (10),
  * BENCH_SECONDS (10), BENCH_ROUNDS (1; with more, each figure is the median of the rounds), BENCH_PGLITE
  * (200: the latency of the PGlite run; `off` skips it), BENCH_TOPOLOGY=split (jobs in a separate
- * `colibri worker` process).
+ * `colibri worker` process), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)).
  *
- * For each latency, one round runs pgbench and then Colibri on a fresh database, back to back, so both
- * meet the same machine load. Colibri's figures count payments, not only answers:
+ * The baseline: pgbench's TPC-B-like transaction updates one of `scale` branch rows, so at scale 1 every
+ * pgbench client waits for the same row and its tps is held down by that lock, not by the machine; pgbench's
+ * documentation advises a scale at least the client count. Each round runs it twice, each on a fresh scratch
+ * database: at scale 1 (the old, contended baseline, kept for comparison with earlier figures) and at
+ * BENCH_PGBENCH_SCALE (the fair one); every ratio is given against both.
+ *
+ * For each latency, one round runs pgbench (scale 1, then the fair scale) and then Colibri on a fresh
+ * database, back to back, so all meet the same machine load. Colibri's figures count payments, not only answers:
  * - accepted/s: sendPayment answers per second during the load;
  * - settled/s: payments that reached a final status, per second from the start of the load to the last
  *   settlement (the drain included), so work left queued cannot pass for throughput;
  * - drain: how long after the end of the load the last payment settled;
  * - p99 to final: from a payment's acceptance to its final status, over every payment.
- * Each is given as a ratio to pgbench's tps of the same round.
+ * - CPU per settled payment over load and drain, from /proc: the service's processes, PostgreSQL's backends
+ *   serving them, and this process (the load generator, which also polls for the drain), apart.
+ * Each rate is given as a ratio to pgbench's tps of the same round, at both scales.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
-import { backendCpuSeconds, backendCpuSince, createBenchDatabase, json, median, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
+import { backendCpuSeconds, backendCpuSince, createBenchDatabase, json, median, pgbench, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
 import autocannon from 'autocannon';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -34,6 +41,8 @@ const split = process.env.BENCH_TOPOLOGY === 'split';
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const latencies = (process.env.BENCH_LATENCIES ?? '0,200,1000').split(',').map(Number);
 const pgliteLatency = process.env.BENCH_PGLITE === 'off' ? undefined : Number(process.env.BENCH_PGLITE ?? 200);
+const scale = Number(process.env.BENCH_PGBENCH_SCALE ?? Math.max(connections, 10));
+if (!Number.isInteger(scale) || scale < 1) throw new Error(`BENCH_PGBENCH_SCALE must be a positive integer, not ${process.env.BENCH_PGBENCH_SCALE}`);
 
 /** What one run of Colibri measured. */
 interface Settlement {
@@ -48,6 +57,8 @@ interface Settlement {
   /** CPU milliseconds per settled payment over load and drain: the service's processes (the worker's too with BENCH_TOPOLOGY=split), and PostgreSQL's backends serving them. */
   serviceCpuMs: number;
   postgresCpuMs: number;
+  /** The same for this process, the load generator (autocannon, and the polling of the drain). */
+  loadCpuMs: number;
 }
 
 async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promise<Settlement> {
@@ -81,7 +92,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
     const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
-    const cpuBefore = { service: processCpuSeconds(servicePids), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>() };
+    const cpuBefore = { service: processCpuSeconds(servicePids), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>(), load: process.cpuUsage() };
     const loadStart = Date.now();
     const result = await autocannon({
       url: `${service.url}/checkout/sendPayment`,
@@ -104,6 +115,8 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       await new Promise((r) => setTimeout(r, 50));
     }
     const serviceCpu = processCpuSeconds(servicePids) - cpuBefore.service;
+    const loadCpuUsage = process.cpuUsage(cpuBefore.load);
+    const loadCpu = (loadCpuUsage.user + loadCpuUsage.system) / 1e6;
     const postgresCpu = client ? backendCpuSince(cpuBefore.postgres, await backendCpuSeconds(client)) : 0;
     let row: SettlementRow;
     if (client) {
@@ -132,6 +145,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       non2xx: result.non2xx,
       serviceCpuMs: (serviceCpu * 1000) / Math.max(1, row.settled),
       postgresCpuMs: (postgresCpu * 1000) / Math.max(1, row.settled),
+      loadCpuMs: (loadCpu * 1000) / Math.max(1, row.settled),
     };
   } finally {
     if (!stopped) {
@@ -142,55 +156,74 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
   }
 }
 
-function measurePgbench(): number {
-  const url = new URL(pgUrl);
-  const scratch = `colibri_pgbench_${process.pid}`;
-  const base = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')];
-  execFileSync('psql', [...base, '-d', url.pathname.slice(1) || 'postgres', '-qc', `create database ${scratch}`]);
-  try {
-    execFileSync('pgbench', [...base, '-i', '-q', '-s', '1', scratch], { stdio: 'ignore' });
-    const out = execFileSync('pgbench', [...base, '-c', String(connections), '-j', '2', '-T', String(seconds), scratch], { encoding: 'utf8' });
-    return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
-  } finally {
-    execFileSync('psql', [...base, '-d', url.pathname.slice(1) || 'postgres', '-qc', `drop database if exists ${scratch} with (force)`]);
-  }
+/** pgbench's TPC-B-like tps of one round: at the fair scale and at scale 1 (the old baseline). */
+interface Baseline {
+  fair: number;
+  old: number;
 }
 
-function describe(label: string, pgbenchTps: number, s: Settlement): string {
+const fairLabel = `pgbench TPC-B scale ${scale} (fair)`;
+const oldLabel = 'scale 1 (old, contended)';
+
+async function measurePgbench(): Promise<Baseline> {
+  const old = (await pgbench(pgUrl, { connections, seconds, scale: 1 })).requestsPerSecond;
+  const fair = (await pgbench(pgUrl, { connections, seconds, scale })).requestsPerSecond;
+  return { fair, old };
+}
+
+const ratios = (rate: number, b: Baseline) => `${(rate / b.fair).toFixed(2)}x ${fairLabel}, ${(rate / b.old).toFixed(2)}x ${oldLabel}`;
+
+function describe(label: string, b: Baseline, s: Settlement): string {
   return (
-    `${label}: pgbench ${pgbenchTps.toFixed(0)} tps; accepted ${s.acceptedPerSecond.toFixed(0)}/s (${(s.acceptedPerSecond / pgbenchTps).toFixed(2)}x); ` +
-    `settled ${s.settled}/${s.accepted} at ${s.settledPerSecond.toFixed(0)}/s (${(s.settledPerSecond / pgbenchTps).toFixed(2)}x), ${s.unsettled} left PROCESSING; ` +
+    `${label}: ${fairLabel} ${b.fair.toFixed(0)} tps, ${oldLabel} ${b.old.toFixed(0)} tps; ` +
+    `accepted ${s.acceptedPerSecond.toFixed(0)}/s (${ratios(s.acceptedPerSecond, b)}); ` +
+    `settled ${s.settled}/${s.accepted} at ${s.settledPerSecond.toFixed(0)}/s (${ratios(s.settledPerSecond, b)}), ${s.unsettled} left PROCESSING; ` +
     `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}; ` +
-    `CPU per payment: service ${s.serviceCpuMs.toFixed(2)} ms` + (s.postgresCpuMs > 0 ? `, PostgreSQL ${s.postgresCpuMs.toFixed(2)} ms` : '')
+    `CPU per settled payment: service ${s.serviceCpuMs.toFixed(2)} ms` +
+    (s.postgresCpuMs > 0 ? `, PostgreSQL ${s.postgresCpuMs.toFixed(2)} ms` : '') +
+    `, load generator ${s.loadCpuMs.toFixed(2)} ms`
   );
 }
 
-console.log(`connections=${connections} duration=${seconds}s rounds=${rounds} latencies=${latencies.join(',')} ms node=${process.version}${split ? ' topology=split' : ''}\n`);
-const table: string[] = ['| engine | latency | pgbench tps | accepted/s | ratio | settled/s | ratio | drain s | p99 to final ms |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
-let pgbenchForPglite = Number.NaN;
+console.log(
+  `connections=${connections} duration=${seconds}s rounds=${rounds} latencies=${latencies.join(',')} ms pgbench scale=${scale} (and 1) node=${process.version}${split ? ' topology=split' : ''}`,
+);
+if (scale < connections) console.log(`note: pgbench scale ${scale} is below its ${connections} clients, so the "fair" baseline is contended too`);
+console.log('');
+const table: string[] = [
+  `| engine | latency | pgbench tps, scale ${scale} (fair) | pgbench tps, scale 1 (old) | accepted/s | ratio (fair) | settled/s | ratio (fair) | ratio (old, scale 1) | drain s | p99 to final ms | CPU per payment ms: service, PostgreSQL, load generator |`,
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+];
+const cpu = (service: number, postgres: number, load: number) => `${service.toFixed(2)}, ${postgres > 0 ? postgres.toFixed(2) : '—'}, ${load.toFixed(2)}`;
+let pgbenchForPglite: Baseline | undefined;
 for (const latency of latencies) {
-  const runs: { tps: number; s: Settlement }[] = [];
+  const runs: { b: Baseline; s: Settlement }[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const tps = measurePgbench();
+    const b = await measurePgbench();
     const s = await measure('postgres', latency);
-    runs.push({ tps, s });
-    console.log(describe(`postgres, ${latency} ms, round ${round}`, tps, s));
+    runs.push({ b, s });
+    console.log(describe(`postgres, ${latency} ms, round ${round}`, b, s));
   }
   const mid = (pick: (r: (typeof runs)[number]) => number) => median(runs.map(pick));
-  const tps = mid((r) => r.tps);
-  if (latency === pgliteLatency) pgbenchForPglite = tps;
+  const b = { fair: mid((r) => r.b.fair), old: mid((r) => r.b.old) };
+  if (latency === pgliteLatency) pgbenchForPglite = b;
   table.push(
-    `| postgres | ${latency} | ${tps.toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond).toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond / r.tps).toFixed(2)} | ` +
-      `${mid((r) => r.s.settledPerSecond).toFixed(0)} | ${mid((r) => r.s.settledPerSecond / r.tps).toFixed(2)} | ${mid((r) => r.s.drainSeconds).toFixed(1)} | ${mid((r) => r.s.p99ToFinalMs).toFixed(0)} |`,
+    `| postgres | ${latency} | ${b.fair.toFixed(0)} | ${b.old.toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond).toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond / r.b.fair).toFixed(2)} | ` +
+      `${mid((r) => r.s.settledPerSecond).toFixed(0)} | ${mid((r) => r.s.settledPerSecond / r.b.fair).toFixed(2)} | ${mid((r) => r.s.settledPerSecond / r.b.old).toFixed(2)} | ` +
+      `${mid((r) => r.s.drainSeconds).toFixed(1)} | ${mid((r) => r.s.p99ToFinalMs).toFixed(0)} | ${cpu(mid((r) => r.s.serviceCpuMs), mid((r) => r.s.postgresCpuMs), mid((r) => r.s.loadCpuMs))} |`,
   );
 }
 if (pgliteLatency !== undefined) {
-  const tps = Number.isNaN(pgbenchForPglite) ? measurePgbench() : pgbenchForPglite;
+  const b = pgbenchForPglite ?? (await measurePgbench());
   const s = await measure('pglite', pgliteLatency);
-  console.log(describe(`pglite, ${pgliteLatency} ms`, tps, s));
+  console.log(describe(`pglite, ${pgliteLatency} ms`, b, s));
   table.push(
-    `| pglite | ${pgliteLatency} | ${tps.toFixed(0)} | ${s.acceptedPerSecond.toFixed(0)} | ${(s.acceptedPerSecond / tps).toFixed(2)} | ` +
-      `${s.settledPerSecond.toFixed(0)} | ${(s.settledPerSecond / tps).toFixed(2)} | ${s.drainSeconds.toFixed(1)} | ${s.p99ToFinalMs.toFixed(0)} |`,
+    `| pglite | ${pgliteLatency} | ${b.fair.toFixed(0)} | ${b.old.toFixed(0)} | ${s.acceptedPerSecond.toFixed(0)} | ${(s.acceptedPerSecond / b.fair).toFixed(2)} | ` +
+      `${s.settledPerSecond.toFixed(0)} | ${(s.settledPerSecond / b.fair).toFixed(2)} | ${(s.settledPerSecond / b.old).toFixed(2)} | ${s.drainSeconds.toFixed(1)} | ${s.p99ToFinalMs.toFixed(0)} | ` +
+      `${cpu(s.serviceCpuMs, s.postgresCpuMs, s.loadCpuMs)} |`,
   );
 }
-console.log(`\n${table.join('\n')}\n\n(ratios against pgbench tpcb-like -c ${connections} of the same round; PGlite's against the PostgreSQL rounds at its latency)`);
+console.log(
+  `\n${table.join('\n')}\n\n(ratios against pgbench tpcb-like -c ${connections} of the same round: "fair" at scale ${scale}, "old" at scale 1, where every client updates the same branch row; ` +
+    `PGlite's against the PostgreSQL rounds at its latency; CPU per settled payment over load and drain, PGlite's engine counted in the service)`,
+);
