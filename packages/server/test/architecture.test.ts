@@ -92,4 +92,13 @@ describe('architecture of packages/server/src', () => {
       expect(elsewhere, `${kind} is written out instead of its constant`).toEqual([]);
     }
   });
+
+  it('writes the jobs table only in jobs/: other code enqueues, cancels and reschedules through jobs/queue.ts', () => {
+    const writes = /(updateTable|deleteFrom|insertInto)\(\s*'jobs'\s*\)|\b(insert\s+into|update|delete\s+from)\s+jobs\b/i;
+    const writers = sourceFiles(SRC)
+      .filter((file) => !file.startsWith('jobs/') && !file.startsWith('db/migrations/'))
+      .filter((file) => writes.test(readFileSync(join(SRC, file), 'utf8')));
+    // connectors/operations.ts: wakeWaitingJobs matches jobs by their payload, and is being redesigned.
+    expect(writers).toEqual(['connectors/operations.ts']);
+  });
 });

@@ -80,6 +80,27 @@ for (const engine of ENGINES) {
       for (const row of rows) {
         expect(row).toMatchObject({ type: 'payment.status_changed', resource_type: 'payment', data: event('').data, notification_urls: ['https://a.example/cb', 'https://b.example/cb'] });
       }
+      // The callback fan-out, in the same statement: one pending delivery per event and target, naming the
+      // resource, in the events' order (their sequence numbers), none for an event not written.
+      const deliveries = await db()
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('events as e', 'e.id', 'd.event_id')
+        .select(['e.resource_id', 'e.sequence', 'd.merchant_id', 'd.url', 'd.resource_key', 'd.status'])
+        .where('d.merchant_id', '=', merchantId)
+        .orderBy('d.id')
+        .execute();
+      expect(deliveries.map((d) => Number(d.sequence))).toEqual(deliveries.map((d) => Number(d.sequence)).sort((a, b) => a - b));
+      expect(deliveries.map(({ sequence: _sequence, ...d }) => d)).toEqual(
+        ['e-one', 'e-many-1', 'e-many-2', 'e-after'].flatMap((resourceId) =>
+          ['https://a.example/cb', 'https://b.example/cb'].map((url) => ({ resource_id: resourceId, merchant_id: merchantId, url, resource_key: `payment:${resourceId}`, status: 'PENDING' })),
+        ),
+      );
+      // The outbox alone makes them: the only trigger left on events numbers them (migration 0028-callback-fanout).
+      const triggers = await sql<{ tgname: string }>`select tgname from pg_trigger where tgrelid = 'events'::regclass and not tgisinternal`.execute(db());
+      expect(triggers.rows.map((t) => t.tgname)).toEqual(['events_sequence']);
+      // An event without a callback target has no delivery.
+      const quiet = await recordEvent(db(), { ...event('e-quiet'), notificationUrls: [null] });
+      expect(await db().selectFrom('webhook_deliveries').select('id').where('event_id', '=', quiet).execute()).toEqual([]);
     });
 
     it('writes the same balanced journal in each form, and none of a set with one unbalanced journal', async () => {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
-import { enqueue } from '../jobs/queue';
+import { cancelJob, enqueue, runJobNow } from '../jobs/queue';
 import { formatAmount } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
 import { amountFailure, readAmount } from '../pricing/price';
@@ -136,7 +136,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   } catch (error) {
     if (error instanceof ProcessorUnavailableError) {
       await ctx.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('jobs').where('unique_key', '=', settleJobKey(reserved.refund)).execute();
+        await cancelJob(trx, settleJobKey(reserved.refund));
         await trx.deleteFrom('refund_status_history').where('refund_id', '=', reserved.refund.refund_id).execute();
         await trx.deleteFrom('refunds').where('refund_id', '=', reserved.refund.refund_id).execute();
       });
@@ -160,7 +160,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     const processing = await changeRefundStatus(trx, current, 'PROCESSING', settledAt, {
       processor_id: result === 'TIMEOUT' ? null : result.processorId,
     });
-    await trx.updateTable('jobs').set({ run_at: new Date() }).where('unique_key', '=', settleJobKey(processing)).execute();
+    await runJobNow(trx, settleJobKey(processing));
     return processing;
   });
   ctx.workerSignal.poke();

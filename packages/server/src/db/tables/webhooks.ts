@@ -7,7 +7,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
 export type AttemptOutcome = 'DELIVERED' | 'RETRY' | 'FAILED';
 
-/** One callback: an event sent to one of its notification URLs. Rows are made by a trigger on `events`. */
+/** One callback: an event sent to one of its notification URLs. Rows are made with their event (events/outbox.ts). */
 export interface WebhookDeliveriesTable {
   id: Generated<bigint>;
   event_id: string;
