@@ -1,5 +1,5 @@
 import openapiTS, { astToString } from 'openapi-typescript';
-import { ERRORS } from '../../server/src/http/errors';
+import { ERRORS } from '../../server/src/lib/errors';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the OpenAPI document is free-form JSON.
 type Json = Record<string, any>;

@@ -9,7 +9,7 @@ import { registerStuckOperations } from './admin/stuck-operations';
 import { LoginLimits } from './auth/login-limits';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
-import { installAuthHook } from './http/auth-hook';
+import { installAuthHook } from './auth/auth-hook';
 import { frameworkErrorAnswer, installErrorHandler } from './http/error-handler';
 import { installIdempotency } from './http/idempotency';
 import { installMetrics } from './http/metrics';

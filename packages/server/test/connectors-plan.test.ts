@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { ADYEN_EVENT_CODES, ADYEN_NOTIFICATION_REASONS, ADYEN_REFUSAL_REASONS, ADYEN_RESULT_CODES, translateNotification, translatePayment } from '../src/connectors/adyen/adyen-codes';
 import { runDoctor } from '../src/connectors/doctor';
-import { assertSandboxOnly } from '../src/connectors/live-mode';
+import { assertSandboxOnly } from '../src/processor/live-mode';
 import { planConnectors } from '../src/connectors/plan';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
 import { SandboxSimulator } from '../src/processor/sandbox-simulator';

@@ -117,3 +117,16 @@ export function unitArrows(graph: ImportGraph): UnitArrow[] {
   }
   return [...arrows.values()].sort((a, b) => `${a.from} ${a.to}`.localeCompare(`${b.from} ${b.to}`));
 }
+
+/**
+ * The pairs of units that import each other (counting type-only imports, as the graph does), each
+ * written once in alphabetical order: `checkout <-> payments`.
+ * @example twoWayPairs(importGraph('packages/server/src')) // ['checkout <-> payments', …]
+ */
+export function twoWayPairs(graph: ImportGraph): string[] {
+  const arrows = new Set(unitArrows(graph).map((arrow) => `${arrow.from} -> ${arrow.to}`));
+  return unitArrows(graph)
+    .filter((arrow) => arrow.from < arrow.to && arrows.has(`${arrow.to} -> ${arrow.from}`))
+    .map((arrow) => `${arrow.from} <-> ${arrow.to}`)
+    .sort();
+}

@@ -3,19 +3,17 @@ import type { ConnectorTables } from './tables/connectors';
 import type { CheckoutTables } from './tables/checkout';
 import type { PaymentTables } from './tables/payments';
 import type { RefundTables } from './tables/refunds';
-import type { PayoutTables } from '../payouts/tables';
-import type { ReportTables } from '../reports/tables';
+import type { PayoutTables } from './tables/payouts';
+import type { ReportTables } from './tables/reports';
 import type { ThreeDsTables } from './tables/three-ds';
-import type { SubscriptionTables } from '../subscriptions/tables';
+import type { SubscriptionTables } from './tables/subscriptions';
 import type { WebhookTables } from './tables/webhooks';
 import type { DashboardTables } from './tables/dashboard';
 
 /**
  * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
- * migration (migrations/), so that db/ sits below the domains that use it. Payouts, subscriptions and
- * reports still keep their table types in their own folders, whose column types name their domain's
- * vocabulary (statuses, report definitions). Money columns are `bigint` minor units; timestamps are
- * `timestamptz`.
+ * migration (migrations/), so that db/ sits below the domains that use it: nothing here imports a
+ * domain. Money columns are `bigint` minor units; timestamps are `timestamptz`.
  */
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;

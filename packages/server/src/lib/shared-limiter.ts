@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { postgresPool, type Db, type Engine } from '../db/database';
-import { ApiError } from '../http/errors';
+import { ApiError } from './errors';
 
 /**
  * Counters shared by every process of one database, through `rate-limiter-flexible` (a well-kept

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKOUT_STATES } from '../checkout/states';
-import { ApiError } from '../http/errors';
+import { ApiError } from './errors';
 import { OPERATION_STATES, PAYMENT_STATES } from '../payments/states';
 import { PAYOUT_STATES } from '../payouts/states';
 import { REFUND_STATES } from '../refunds/states';

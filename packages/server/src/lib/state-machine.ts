@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { ApiError } from './errors';
 
 /**
  * A status type's state machine as data: every allowed move, and the timestamp column each status

@@ -4,7 +4,7 @@ import type { JournalLine } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
 import type { PayoutStatus } from './states';
-import type { PayoutsTable } from './tables';
+import type { PayoutsTable } from '../db/tables/payouts';
 import { isUuid } from '../lib/identifiers';
 
 /** A stored payout, as read from (or about to be written to) the `payouts` table. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Config } from '../config';
-import { assertSandboxOnly } from '../connectors/live-mode';
+import { assertSandboxOnly } from './live-mode';
 import type { Db } from '../db/database';
 import { batchCalls } from '../lib/batch';
 import { jsonParameter } from '../lib/json';

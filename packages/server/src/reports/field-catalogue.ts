@@ -4,7 +4,7 @@ import { CHECKOUT_METHODS, METHOD_MARKET } from '../checkout/states';
 import { CURRENCIES as CURRENCY_CODES } from '../lib/currencies';
 import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
-import type { PayoutsTable } from '../payouts/tables';
+import type { PayoutsTable } from '../db/tables/payouts';
 import { ACCOUNT_TYPES, TAX_ID_TYPES } from '../payouts/validation/types';
 import type { AggregationOperator, FilterOperator, ReportType } from './report-definition';
 

@@ -207,7 +207,7 @@ export function byPosition<T extends { position: number }>(items: T[]): T[] {
   return items.sort((a, b) => a.position - b.position);
 }
 
-/** The row values of a definition (JSON documents as text; see tables.ts). */
+/** The row values of a definition (JSON documents as text; see db/tables/reports.ts). */
 export function definitionToRow(definition: ReportDefinition) {
   return {
     name: definition.name,

@@ -8,7 +8,7 @@ import type { BackgroundSweep } from '../jobs/worker-signal';
 import { errorResponses, StringEnum } from '../http/schema-kit';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
 import { setProcessorFault } from './processor-faults';
-import { assertSandboxOnly } from '../connectors/live-mode';
+import { assertSandboxOnly } from '../processor/live-mode';
 
 const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
 

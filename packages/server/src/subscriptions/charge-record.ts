@@ -14,7 +14,7 @@ import { merchantToday } from './schedule';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { CHARGE_STATES, type ChargeStatus } from './states';
 import type { SubscriptionRow } from './subscription-record';
-import type { SubscriptionChargesTable } from './tables';
+import type { SubscriptionChargesTable } from '../db/tables/subscriptions';
 
 export type ChargeRow = Selectable<SubscriptionChargesTable>;
 

@@ -5,7 +5,7 @@ import { formatDateTime } from '../lib/time-format';
 import { exponentOf } from '../lib/currencies';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { SUBSCRIPTION_STATES, type SubscriptionStatus } from './states';
-import type { SubscriptionsTable } from './tables';
+import type { SubscriptionsTable } from '../db/tables/subscriptions';
 import { isUuid } from '../lib/identifiers';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { constantTimeEqual } from '../auth/secrets';
-import type { Principal } from '../auth/tokens';
+import { constantTimeEqual } from './secrets';
+import type { Principal } from './tokens';
 import type { App, AppContext } from '../context';
-import { ApiError } from './errors';
+import { ApiError } from '../http/errors';
 
 /**
  * Authenticates every request before its body is read. Routes are merchant-authenticated unless
@@ -24,7 +24,7 @@ export function installAuthHook(app: App, ctx: AppContext): void {
       request.principal = principal;
       done();
     };
-    // A valid token of a disabled merchant or user is refused (auth/access-list.ts): that is what
+    // A valid token of a disabled merchant or user is refused (access-list.ts): that is what
     // ends access within seconds, and what stops refresh tokens from chaining.
     const accept = (principal: Principal | null) => {
       if (!principal) return done(new ApiError('ACCESS_DENIED'));

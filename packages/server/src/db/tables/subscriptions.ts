@@ -1,11 +1,15 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { ChargeStatus, SubscriptionInterval, SubscriptionStatus } from './states';
 
 /**
  * Table types of the subscription domain (migration 0010-subscriptions); merged into db/schema.ts's
  * Database. Dates a customer is billed on are calendar days written 'YYYY-MM-DD' (text), never
  * instants, so no time zone can move them; they are days of the merchant clock in UTC.
  */
+
+/** The statuses and intervals of subscriptions/states.ts, which holds their moves; the columns' check constraints hold the same lists. */
+type SubscriptionStatus = 'ACTIVE' | 'PAST_DUE' | 'CANCELED';
+type SubscriptionInterval = 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'YEARLY';
+type ChargeStatus = 'PENDING' | 'PAID' | 'FAILED' | 'CANCELED';
 export interface SubscriptionsTable {
   id: Generated<string>;
   merchant_id: string;

@@ -1,7 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { PayoutStatus } from './states';
 
 /** Table types of the payout domain (migration 0005-payouts); merged into db/schema.ts's Database. */
+
+/** The statuses of payouts/states.ts (PayoutStatus), which holds their moves; the column's check constraint holds the same list. */
+type PayoutStatus = 'CREATED' | 'PROCESSING' | 'PAID' | 'REJECTED' | 'CANCELED';
+
 export interface PayoutsTable {
   tx_id: string;
   merchant_id: string;
@@ -36,7 +39,6 @@ export interface PayoutsTable {
   email: string | null;
   full_name: string | null;
   notification_url: string;
-  /** A status of states.ts; the column's check constraint holds the same list. */
   status: PayoutStatus;
   processor_id: string | null;
   error_code: string | null;
