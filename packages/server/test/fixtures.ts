@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Db } from '../src/db/database';
 import { loadOperations, type LoadedOperation } from '../src/payments/apply-outcome';
-import { describeOperation, operationJobKey } from '../src/payments/operations';
+import { describeOperation } from '../src/payments/operations';
 import type { PaymentRow } from '../src/payments/payment-record';
 import type { OperationKind } from '../src/payments/states';
 import type { TestMerchant, TestService } from './harness';
@@ -80,16 +80,16 @@ export async function operationWithoutJob(db: Db, payment: PaymentRow, kind: Ope
 }
 
 /**
- * The jobs of a payment's operations (each job's unique key names its operation), as the worker would
+ * The jobs of a payment's operations (each job's unique key is its operation's reference), as the worker would
  * claim them.
  */
 export async function operationJobs(db: Db, paymentToken: string) {
-  const operations = await db.selectFrom('payment_operations').select('id').where('payment_token', '=', paymentToken).execute();
+  const operations = await db.selectFrom('payment_operations').select('reference').where('payment_token', '=', paymentToken).execute();
   if (operations.length === 0) return [];
   return db
     .selectFrom('jobs')
     .select(['id', 'kind', 'payload', 'unique_key', 'max_attempts', 'last_error'])
-    .where('unique_key', 'in', operations.map((o) => operationJobKey(o.id)))
+    .where('unique_key', 'in', operations.map((o) => o.reference))
     .orderBy('id')
     .execute();
 }

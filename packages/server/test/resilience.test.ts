@@ -160,7 +160,7 @@ describeEachEngine('idempotency after a crash', (service) => {
       .returningAll()
       .executeTakeFirstOrThrow();
     await db.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status: 'REQUESTED', at: now }).execute();
-    await enqueue(db, SETTLE_REFUND_JOB, { refundId: String(refund.refund_id), merchantId: m.merchant_id }, { uniqueKey: `${SETTLE_REFUND_JOB}:${refund.refund_id}` });
+    await enqueue(db, SETTLE_REFUND_JOB, { refundId: String(refund.refund_id), merchantId: m.merchant_id }, { uniqueKey: `${sent.body.payment_token}:refund:${refund.refund_id}` });
     service().ctx.workerSignal.poke();
     const done = await waitFor('resumed refund', async () => db.selectFrom('refunds').selectAll().where('refund_id', '=', refund.refund_id).executeTakeFirstOrThrow(), (r) => r.status === 'COMPLETED');
     expect(done.processor_id).not.toBeNull();

@@ -5,7 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import Ajv from 'ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { firstDelivery, recordOutcome, wakeWaitingJobs } from '../connectors/operations';
+import { firstDelivery, recordOutcome, wakeWaitingJob } from '../connectors/operations';
 import { receiptOf, translateDevolucao } from '../connectors/pix/pix-codes';
 import { devolucaoIdOf, readPem } from '../connectors/pix/pix-connector';
 import type { App, AppContext } from '../context';
@@ -82,7 +82,7 @@ export async function applyPixNotifications(ctx: AppContext, body: unknown, log:
       const reference = `${paymentToken}:refund:${refund[1]}`;
       if (devolucaoIdOf(reference) !== devolucao.id) continue;
       await recordOutcome(ctx.db, { connector: connectorId, merchantId, reference, providerReference: `${item.endToEndId}/${devolucao.id}`, outcome: translateDevolucao(devolucao) });
-      await wakeWaitingJobs(ctx.db, { refundId: refund[1] });
+      await wakeWaitingJob(ctx.db, reference);
     }
     const key = `pix:${item.endToEndId}:${(item.devolucoes ?? []).map((d) => `${d.id}=${d.status}`).join(',')}`;
     if (await firstDelivery(ctx.db, 'pix', key, item)) applied += 1;

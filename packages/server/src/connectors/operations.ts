@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { ProcessorPendingError, type OperationResult } from '../processor/processor';
+import { runJobNow } from '../jobs/queue';
 import type { KnownOutcome } from './connector';
 
 /**
@@ -62,15 +63,11 @@ export async function firstDelivery(db: Db, connector: string, key: string, payl
 
 /**
  * After a notification settled an operation, the job waiting on it (retrying with backoff while the
- * outcome was pending) runs now instead of at its next retry. Jobs are matched by the resource their
- * payload names: a payment's processing job by `paymentToken`, a refund's settlement by `refundId`.
+ * outcome was pending) runs now instead of at its next retry. Every job that carries a processor
+ * operation is enqueued under the operation's reference as its unique key (a card operation's, a
+ * refund's), so the job is found by the reference the notification names, never by reading payloads.
+ * @example await wakeWaitingJob(db, `${paymentToken}:capture:${operationId}`);
  */
-export async function wakeWaitingJobs(db: Db, match: { paymentToken?: string; refundId?: string }): Promise<void> {
-  const conditions = [];
-  if (match.paymentToken) conditions.push(sql`payload->>'paymentToken' = ${match.paymentToken}`);
-  if (match.refundId) conditions.push(sql`payload->>'refundId' = ${match.refundId}`);
-  if (conditions.length === 0) return;
-  await sql`
-    update jobs set run_at = now()
-    where failed_at is null and run_at > now() and (${sql.join(conditions, sql` or `)})`.execute(db);
+export async function wakeWaitingJob(db: Db, reference: string): Promise<void> {
+  await runJobNow(db, reference);
 }

@@ -134,7 +134,7 @@ export function jobsInsertFrom(anchor: string, key: string, jobs: readonly (NewJ
  * Cancels the job enqueued under `uniqueKey` (nothing when there is none), in the caller's transaction:
  * for a change undone before it was announced, whose job must not run (a refund reserved for a
  * processor that turned out to be unavailable). A worker running it meanwhile finds its resource gone.
- * @example await cancelJob(trx, `${SETTLE_REFUND_JOB}:${refundId}`)
+ * @example await cancelJob(trx, refundReference(refund))
  */
 export async function cancelJob(db: Db, uniqueKey: string): Promise<void> {
   await db.deleteFrom('jobs').where('unique_key', '=', uniqueKey).execute();
@@ -145,7 +145,7 @@ export async function cancelJob(db: Db, uniqueKey: string): Promise<void> {
  * transaction: for a job enqueued to run later as a fallback, once its moment has come sooner (a
  * refund's settlement, due in a minute from its reservation, once the processor has answered). The
  * caller pokes the worker after committing.
- * @example await runJobNow(trx, `${SETTLE_REFUND_JOB}:${refundId}`)
+ * @example await runJobNow(trx, refundReference(refund)) // a refund's settlement is enqueued under its processor reference
  */
 export async function runJobNow(db: Db, uniqueKey: string): Promise<void> {
   await db.updateTable('jobs').set({ run_at: new Date() }).where('unique_key', '=', uniqueKey).execute();

@@ -15,6 +15,8 @@ import type { OperationKind, OperationStatus } from './states';
  * asks for it, and at most one is REQUESTED per payment (a unique index), so the payment's PROCESSING
  * always names one operation. The job names the operation, and settling it is guarded on the
  * operation (apply-outcome.ts): a job that runs again after its operation is final changes nothing.
+ * The job's unique key is the operation's processor reference, which is how a connector's notification
+ * about that reference finds the job waiting on it (connectors/operations.ts wakeWaitingJob).
  */
 
 export type OperationRow = Selectable<PaymentOperationsTable> & { kind: OperationKind; status: OperationStatus };
@@ -45,15 +47,6 @@ export function operationReference(kind: OperationKind, paymentToken: string, op
 }
 
 /**
- * The unique key of an operation's job: how a connector's notification finds the job that waits on
- * that operation (jobs/queue.ts wakeJobs), without reading any payload.
- * @example operationJobKey(operation.id) // 'payment.operation:<id>'
- */
-export function operationJobKey(operationId: string): string {
-  return `payment.operation:${operationId}`;
-}
-
-/**
  * An operation's row and its job, computed once for the plain insert below and for the shared insert of
  * sendPayment (create-payment.ts createPayments).
  */
@@ -71,7 +64,7 @@ export function describeOperation(input: NewOperation) {
     requested_at: input.at,
   };
   const payload: ProcessPaymentJob = { operationId: id, merchantId: input.payment.merchant_id, authentication: input.authentication };
-  const job: NewJob & { resourceId: string } = { resourceId: input.payment.payment_token, kind: PROCESS_PAYMENT_JOB, payload, options: { uniqueKey: operationJobKey(id) } };
+  const job: NewJob & { resourceId: string } = { resourceId: input.payment.payment_token, kind: PROCESS_PAYMENT_JOB, payload, options: { uniqueKey: row.reference } };
   return { row, job };
 }
 

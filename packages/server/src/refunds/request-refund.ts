@@ -118,7 +118,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     // die before recording the processor's answer, the job resumes the refund from the processor's own
     // record instead of leaving it REQUESTED (and its amount reserved) for ever. Phase 3 makes it due now.
     const job: SettleRefundJob = { refundId: String(refund.refund_id), merchantId };
-    await enqueue(trx, SETTLE_REFUND_JOB, job, { runAt: new Date(Date.now() + RESUME_AFTER_MS), uniqueKey: settleJobKey(refund) });
+    await enqueue(trx, SETTLE_REFUND_JOB, job, { runAt: new Date(Date.now() + RESUME_AFTER_MS), uniqueKey: refundReference(refund) });
     return { refund, processorId: payment.processor_id ?? '', method: payment.method as PaymentMethodName, resumed: false };
   });
   if (reserved.resumed && reserved.refund.status !== 'REQUESTED') return reserved.refund;
@@ -136,7 +136,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
   } catch (error) {
     if (error instanceof ProcessorUnavailableError) {
       await ctx.db.transaction().execute(async (trx) => {
-        await cancelJob(trx, settleJobKey(reserved.refund));
+        await cancelJob(trx, refundReference(reserved.refund));
         await trx.deleteFrom('refund_status_history').where('refund_id', '=', reserved.refund.refund_id).execute();
         await trx.deleteFrom('refunds').where('refund_id', '=', reserved.refund.refund_id).execute();
       });
@@ -160,7 +160,7 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
     const processing = await changeRefundStatus(trx, current, 'PROCESSING', settledAt, {
       processor_id: result === 'TIMEOUT' ? null : result.processorId,
     });
-    await runJobNow(trx, settleJobKey(processing));
+    await runJobNow(trx, refundReference(processing));
     return processing;
   });
   ctx.workerSignal.poke();
@@ -170,7 +170,3 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
 /** How long a reserved refund waits for its request before its settlement job resumes it. */
 const RESUME_AFTER_MS = 60_000;
 
-/** One settlement job per refund. */
-function settleJobKey(refund: Pick<RefundRow, 'refund_id'>): string {
-  return `${SETTLE_REFUND_JOB}:${refund.refund_id}`;
-}

@@ -1,7 +1,7 @@
 import type { Types } from '@adyen/api-library';
 import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
-import { firstDelivery, recordOutcome, wakeWaitingJobs } from '../operations';
+import { firstDelivery, recordOutcome, wakeWaitingJob } from '../operations';
 import { translateNotification } from './adyen-codes';
 import { AdyenConnector } from './adyen-connector';
 import { isUuid } from '../../lib/identifiers';
@@ -51,10 +51,7 @@ export async function applyAdyenNotifications(ctx: AppContext, items: readonly N
       continue;
     }
     applied += 1;
-    if (outcome && payment) {
-      const refund = /:refund:(\d+)$/.exec(reference);
-      await wakeWaitingJobs(ctx.db, refund ? { refundId: refund[1] } : { paymentToken });
-    }
+    if (outcome && payment) await wakeWaitingJob(ctx.db, reference);
   }
   ctx.workerSignal.poke();
   return { applied, duplicates };

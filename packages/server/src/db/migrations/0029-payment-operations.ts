@@ -9,7 +9,9 @@ import { sql, type Kysely } from 'kysely';
  * Jobs waiting at the time of the upgrade are carried over: each `payment.process` job becomes the
  * operation it was working on, with the processor reference it was already using (the authorisation's
  * `<token>:authorize`, a capture's or cancel's `<token>:<step>:<job id>`), so an attempt that reached the
- * processor before the upgrade is found, not repeated.
+ * processor before the upgrade is found, not repeated. Every job that carries a processor operation (a
+ * card operation's, a refund's settlement) is keyed by the operation's reference, which is how a
+ * provider's notification finds the job that waits on it.
  *
  * Like every tenant table (migration 0022), its keys end with `merchant_id`, and it points at its
  * payment by the pair.
@@ -60,9 +62,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     update jobs as j
     set payload = jsonb_strip_nulls(jsonb_build_object('operationId', o.id, 'merchantId', o.merchant_id, 'authentication', j.payload->'authentication')),
-        unique_key = 'payment.operation:' || o.id::text
+        unique_key = o.reference
     from payment_operations as o
     where j.kind = 'payment.process' and o.payment_token = (j.payload->>'paymentToken')::uuid`.execute(db);
+  // A refund's settlement is keyed by its processor reference too, so a notification finds it by that alone.
+  await sql`
+    update jobs as j set unique_key = r.payment_token::text || ':refund:' || r.refund_id::text
+    from refunds as r
+    where j.kind = 'refund.settle' and r.refund_id = (j.payload->>'refundId')::bigint`.execute(db);
   // Jobs of payments no longer in flight would find nothing to do.
   await sql`delete from jobs where kind = 'payment.process' and payload ? 'paymentToken'`.execute(db);
 }
