@@ -65,7 +65,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
         asset: seen.original_currency,
         installments: input.installments,
       },
-    }, previous.waiting ? { paymentToken: previous.waiting } : {}));
+    }, { checkoutId: seen.checkout_id, ...(previous.waiting ? { paymentToken: previous.waiting } : {}) }));
   } catch (error) {
     await ctx.db.transaction().execute(async (trx) => {
       const session = await lockCheckout(trx, checkoutId);

@@ -7,7 +7,9 @@ import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
 import { assertMove, stampOf } from '../lib/state-machine';
 import type { CardRow } from '../vault/lookup';
+import { jobsInsertFrom } from '../jobs/queue';
 import { createPayments, type NewPayment } from './create-payment';
+import { paymentFollowUps } from './payment-followups';
 import { paymentEvent, type PaymentRow, type StatusJournals } from './payment-record';
 import { PAYMENT_STATES, UNCHARGED_STATUSES } from './states';
 import { isUuid } from '../lib/identifiers';
@@ -179,8 +181,9 @@ export interface AuthorizationOutcome {
 /**
  * Settles many authorisations in one statement: each payment moves out of PROCESSING only if it is
  * still PROCESSING when the statement runs (no row lock; another attempt may have settled it first),
- * and its history line, event, journals and, for DECLINED and ERROR, the removal of its fees are
- * written from the rows actually updated, so each exists exactly when its move happened. Every
+ * and its history line, event, follow-up jobs (payment-followups.ts), journals and, for DECLINED and
+ * ERROR, the removal of its fees are written from the rows actually updated, so each exists exactly
+ * when its move happened. Every
  * outcome sets the same columns (the row as it will be), so one query text serves every mix of
  * outcomes. Answers each outcome's updated row, in order, or undefined where the payment was no
  * longer PROCESSING.
@@ -194,6 +197,7 @@ export async function settleAuthorizations(db: Db, outcomes: readonly Authorizat
   const tokens = rows.map((row) => row.payment_token);
   const unchargedTokens = rows.filter((row) => UNCHARGED_STATUSES.includes(row.status)).map((row) => row.payment_token);
   const events = rows.map(paymentEvent);
+  const jobs = rows.flatMap((row) => paymentFollowUps(row));
   const lines = firsts.flatMap((outcome, i) => (outcome.journals?.(rows[i] as PaymentRow) ?? []).flatMap(journalRows));
   const settled = rows.map((row) => Object.fromEntries(SETTLED_COLUMNS.map((column) => [column, row[column]])));
   const { rows: updated } = await sql<PaymentRow>`
@@ -218,6 +222,7 @@ export async function settleAuthorizations(db: Db, outcomes: readonly Authorizat
       where f.payment_token = any(${unchargedTokens}::uuid[]) and f.payment_token in (select payment_token from updated)
     ),
     event as (${eventsInsertFrom('updated', 'payment_token', events)}),
+    followups as (${jobsInsertFrom('updated', 'payment_token', jobs)}),
     ledger as (${ledgerInsertFrom('updated', 'payment_token', lines)})
     select * from updated`.execute(db);
   const byToken = new Map(updated.map((row) => [row.payment_token, row]));
