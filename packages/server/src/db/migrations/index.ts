@@ -21,6 +21,7 @@ import * as checkoutCardAttempt from './0025-checkout-card-attempt';
 import * as paymentRefundedAt from './0026-payment-refunded-at';
 import * as tenantKeys from './0022-tenant-keys';
 import * as threeDsChallengeFailedAt from './0027-three-ds-challenge-failed-at';
+import * as checkoutTold from './0028-checkout-told';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0026-payment-refunded-at': paymentRefundedAt,
   '0022-tenant-keys': tenantKeys,
   '0027-three-ds-challenge-failed-at': threeDsChallengeFailedAt,
+  '0028-checkout-told': checkoutTold,
 };
