@@ -10,7 +10,7 @@ import { checkoutPaymentViews } from './payment-view';
 /**
  * Reads a session as it is stored: a read only, with no lock, no write and no transaction. The stored
  * session is current because it is told: each status change of its payments reaches it through the
- * `payment.changed` job enqueued with the change (checkout/payment-changed.ts), and what time alone
+ * PAYMENT_CHANGED_JOB enqueued with the change (checkout/payment-changed.ts), and what time alone
  * changes (expiry, boleto compensation, a lapsed card claim) is applied by the sweep
  * (sweep-checkouts.ts). With a merchant id another merchant's session is not found; the public page
  * passes none.

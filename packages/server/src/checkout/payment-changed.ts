@@ -7,7 +7,7 @@ import { syncCheckout } from './sync-checkout';
 
 /**
  * How a session learns of its payments: every status change of a payment of a session enqueues a
- * `payment.changed` job in the change's own transaction (payments/payment-followups.ts), and this
+ * PAYMENT_CHANGED_JOB in the change's own transaction (payments/payment-followups.ts), and this
  * handler applies it. It locks the session (then syncCheckout locks its attempt's payment: the order
  * every checkout writer takes), applies the attempt's outcome with nextCheckoutState and writes the
  * session's new status with its `checkout.status_changed` event, in one transaction. It reads the

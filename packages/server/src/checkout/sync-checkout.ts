@@ -15,7 +15,7 @@ export const CARD_ATTEMPT_CLAIM_MS = 120_000;
  * transaction: an attempt's payment past its own expiry and still CREATED becomes EXPIRED, a paid boleto whose
  * compensation time has come becomes PAID, and the attempt's
  * outcome is applied by `nextCheckoutState` (checkout/states.ts). Every writer of a session calls this
- * first; so does the `payment.changed` job that each status change of a session's payment enqueues
+ * first; so does the PAYMENT_CHANGED_JOB that each status change of a session's payment enqueues
  * (payment-changed.ts), and the sweep for what time alone changes (sweep-checkouts.ts). Readers do not:
  * they read the session as these left it (get-checkout.ts).
  * @example const current = await syncCheckout(trx, await lockCheckout(trx, id), now);
