@@ -1,3 +1,4 @@
+import { paymentChangedJob } from './checkout/payment-changed';
 import { sweepCheckouts } from './checkout/sweep-checkouts';
 import { reconcilePixCharges } from './checkout/pix-charges';
 import type { AppContext } from './context';
@@ -6,6 +7,7 @@ import { purgeExpiredIdempotencyKeys } from './http/idempotency';
 import { purgeEventsPastRetention } from './webhooks/retention';
 import type { JobKind } from './jobs/queue';
 import { expirePreAuthorizations } from './payments/cancel';
+import { PAYMENT_CHANGED_JOB } from './payments/payment-followups';
 import { PROCESS_PAYMENT_JOB } from './payments/payment-job';
 import { processPaymentJob } from './payments/process-payment';
 import { PROCESS_PAYOUT_JOB, processPayoutJob } from './payouts/process-payout';
@@ -24,6 +26,8 @@ export function jobHandlers(ctx: AppContext): Map<string, JobKind> {
     [PROCESS_PAYMENT_JOB, processPaymentJob(ctx)],
     [SETTLE_REFUND_JOB, settleRefundJob(ctx)],
     [PROCESS_PAYOUT_JOB, processPayoutJob(ctx)],
+    // A payment's status change, told to its checkout session (checkout/payment-changed.ts).
+    [PAYMENT_CHANGED_JOB, paymentChangedJob(ctx)],
   ]);
 }
 
@@ -37,7 +41,7 @@ export interface PeriodicTask {
 export function periodicTasks(ctx: AppContext): PeriodicTask[] {
   return [
     { name: 'pre-authorization-ttl', everyMs: 60_000, run: async () => void (await expirePreAuthorizations(ctx)) },
-    // Checkout expiries and card outcomes reach sessions nobody is looking at (checkout/sweep-checkouts.ts).
+    // What time alone changes in checkout: expiries, boleto compensation, lapsed card claims (checkout/sweep-checkouts.ts).
     { name: 'checkout-sweep', everyMs: 2_000, run: async () => void (await sweepCheckouts(ctx)) },
     // Due subscription periods, due attempts and retries, and settled attempts (subscriptions/sweep.ts).
     { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) },

@@ -46,6 +46,8 @@ export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<
  * - no open attempt: a single code method starts its attempt (generation normally has already, so this
  *   only matters for a session whose attempt was left); a single card method shows the form;
  *   multi-method shows the selection screen, or opens PIX directly with pixDirect on the first visit.
+ * The session is read as stored (loadCheckout: no lock, no write); the only write a page view may make
+ * is that fallback start of a code attempt, an attempt like POST …/attempts.
  * @example const model = await buildPage(ctx, checkoutId, { lang: { query: 'es' } });
  */
 export async function buildPage(ctx: AppContext, checkoutId: string, query: PageQuery): Promise<PageModel> {
@@ -60,15 +62,17 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
   const wantsCard = (query.method === 'CREDITCARD' || query.method === 'DEBITCARD') && (session.methods as string[]).includes(query.method);
   const cardMethod: CardMethod = wantsCard ? (query.method as CardMethod) : session.methods[0] === 'DEBITCARD' ? 'DEBITCARD' : 'CREDITCARD';
 
-  if (!isFinalCheckoutStatus(session.status) && !open) {
+  let now = await merchantNow(ctx.db, session.merchant_id);
+  // Past its expiry the session is about to be ended by the sweep: nothing is started for it.
+  if (!isFinalCheckoutStatus(session.status) && !open && now.getTime() < session.expires_at.getTime()) {
     const only = session.methods[0];
     const direct = !multi && only && isCodeMethod(only) ? only : multi && session.pix_direct && session.attempts === 0 && !wantsCard && !query.choose ? 'PIX' : null;
     if (direct) {
       ({ session, payment } = await startCodeAttempt(ctx, checkoutId, direct));
+      now = await merchantNow(ctx.db, session.merchant_id);
     }
   }
 
-  const now = await merchantNow(ctx.db, session.merchant_id);
   const secondsLeft = Math.max(0, Math.ceil((session.expires_at.getTime() - now.getTime()) / 1000));
   const stillOpen = payment !== undefined && attemptOutcome(payment.status) === 'OPEN';
   let view: PageView;

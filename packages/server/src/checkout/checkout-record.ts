@@ -12,9 +12,9 @@ import { isUuid } from '../lib/identifiers';
 export type CheckoutRow = Selectable<CheckoutSessionsTable>;
 
 /**
- * Loads a session and locks its row for the rest of the transaction: attempts, payer payments, expiry
- * sweeps and status reads that apply an outcome all go through here, so they are serialised per
- * session. With a merchant id, another merchant's session is not found; the public page passes none
+ * Loads a session and locks its row for the rest of the transaction: attempts, payer payments, the
+ * payment.changed handler that applies an outcome and the sweep of what time changes all go through
+ * here, so they are serialised per session (readers take no lock: findCheckout). With a merchant id, another merchant's session is not found; the public page passes none
  * (its checkout id is the capability). A malformed id is simply not found.
  * @example const session = await lockCheckout(trx, checkoutId, merchantId);
  */

@@ -1,31 +1,25 @@
-import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf } from '../lib/currencies';
-import { findCheckout, lockCheckout, type CheckoutRow } from './checkout-record';
+import { findCheckout, type CheckoutRow } from './checkout-record';
 import type { CheckoutMethod, CheckoutMode, CheckoutStatus } from './states';
-import { isFinalCheckoutStatus } from './states';
 import { checkoutPaymentViews } from './payment-view';
-import { syncCheckout } from './sync-checkout';
 
 /**
- * Reads a session brought up to date (expiry and its latest attempt applied first, see
- * sync-checkout.ts). With a merchant id another merchant's session is not found; the public page
- * passes none. A final session is read without taking its lock.
+ * Reads a session as it is stored: a read only, with no lock, no write and no transaction. The stored
+ * session is current because it is told: each status change of its payments reaches it through the
+ * PAYMENT_CHANGED_JOB enqueued with the change (checkout/payment-changed.ts), and what time alone
+ * changes (expiry, boleto compensation, a lapsed card claim) is applied by the sweep
+ * (sweep-checkouts.ts). With a merchant id another merchant's session is not found; the public page
+ * passes none.
  * @example const session = await loadCheckout(ctx, checkoutId, merchantId);
  */
-export async function loadCheckout(ctx: AppContext, checkoutId: string, merchantId?: string): Promise<CheckoutRow> {
-  const seen = await findCheckout(ctx.db, checkoutId, merchantId);
-  if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
-  if (isFinalCheckoutStatus(seen.status)) return seen;
-  const now = await merchantNow(ctx.db, seen.merchant_id);
-  return ctx.db.transaction().execute(async (trx) => {
-    const locked = await lockCheckout(trx, checkoutId, merchantId);
-    if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
-    return syncCheckout(trx, locked, now);
-  });
+export async function loadCheckout(ctx: Pick<AppContext, 'db'>, checkoutId: string, merchantId?: string): Promise<CheckoutRow> {
+  const session = await findCheckout(ctx.db, checkoutId, merchantId);
+  if (!session) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
+  return session;
 }
 
 /**

@@ -20,7 +20,8 @@ import { syncCheckout } from './sync-checkout';
  * 2. claim the session for this attempt (lock, sync, cancel an open PIX or boleto of a switching
  *    customer, mark the card attempt started so a second submit is refused with 409);
  * 3. create the person and card (the processor verifies the card) and send the payment: the one a
- *    single-method session opened at generation, waiting CREATED for this card, or a new one;
+ *    single-method session opened at generation, waiting CREATED for this card, or a new one created in
+ *    the session, so that its outcome is told to the session whenever it comes (payment-changed.ts);
  * 4. attach the payment to the session. Without saveCard the card is made INACTIVE at once, so it can
  *    never be charged again; with saveCard it stays ACTIVE for the merchant's later sendPayment.
  * A failure in step 3 releases the claim and answers the vault's error, so the customer can correct
@@ -65,7 +66,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
         asset: seen.original_currency,
         installments: input.installments,
       },
-    }, previous.waiting ? { paymentToken: previous.waiting } : {}));
+    }, { checkoutId: seen.checkout_id, ...(previous.waiting ? { paymentToken: previous.waiting } : {}) }));
   } catch (error) {
     await ctx.db.transaction().execute(async (trx) => {
       const session = await lockCheckout(trx, checkoutId);

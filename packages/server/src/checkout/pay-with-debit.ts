@@ -135,7 +135,12 @@ async function releasedState(ctx: AppContext, seen: CheckoutRow, token: string |
 }
 
 async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken: string): Promise<PaymentRow> {
-  const { payment } = await payWithAuthentication(ctx, seen.merchant_id, { id, paymentToken, amount: formatAmount(seen.amount_minor, 2), reference_id: seen.reference_id });
+  const { payment } = await payWithAuthentication(
+    ctx,
+    seen.merchant_id,
+    { id, paymentToken, amount: formatAmount(seen.amount_minor, 2), reference_id: seen.reference_id },
+    { checkoutId: seen.checkout_id },
+  );
   if (!seen.notification_url) await dropNotificationUrl(ctx.db, payment.payment_token);
   await attachCardPayment(ctx, seen, payment, await merchantNow(ctx.db, seen.merchant_id));
   return payment;

@@ -14,10 +14,10 @@ export const CARD_ATTEMPT_CLAIM_MS = 120_000;
  * Brings a locked session up to date with its latest attempt and its expiry, in the caller's
  * transaction: an attempt's payment past its own expiry and still CREATED becomes EXPIRED, a paid boleto whose
  * compensation time has come becomes PAID, and the attempt's
- * outcome is applied by `nextCheckoutState` (checkout/states.ts). Every reader and writer of a session
- * calls this first, and a periodic sweep calls it for sessions nobody is looking at, so a card
- * outcome, a payer's PIX or the merchant clock moving all reach the session without a hook in the
- * payment code.
+ * outcome is applied by `nextCheckoutState` (checkout/states.ts). Every writer of a session calls this
+ * first; so does the PAYMENT_CHANGED_JOB that each status change of a session's payment enqueues
+ * (payment-changed.ts), and the sweep for what time alone changes (sweep-checkouts.ts). Readers do not:
+ * they read the session as these left it (get-checkout.ts).
  * @example const current = await syncCheckout(trx, await lockCheckout(trx, id), now);
  */
 export async function syncCheckout(trx: Db, session: CheckoutRow, now: Date): Promise<CheckoutRow> {

@@ -3,12 +3,14 @@ import type { Db } from '../db/database';
 import { eventsInsertFrom } from '../events/outbox';
 import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { journalRows, ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
+import { jobsInsertFrom } from '../jobs/queue';
 import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
 import { assertMove, stampOf } from '../lib/state-machine';
 import type { OperationResult } from '../processor/processor';
 import type { CardRow } from '../vault/lookup';
 import type { OperationRow } from './operations';
+import { paymentFollowUps } from './payment-followups';
 import { captureJournal, holdJournal, paymentEvent, type PaymentRow } from './payment-record';
 import { OPERATION_STATES, OUTCOME_MOVES, PAYMENT_STATES, UNCHARGED_STATUSES, type OperationStatus } from './states';
 
@@ -115,7 +117,8 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
  * if it still is REQUESTED and its payment PROCESSING when the statement runs (its row lock serialises
  * two applications of one answer), and only then does its payment move, with its fees, history line,
  * `payment.status_changed` event and journals, all written from the rows actually updated. Every answer
- * sets the same columns (the row as it will be), so one query text serves every mix of answers. The
+ * sets the same columns (the row as it will be), so one query text serves every mix of answers. A
+ * payment of a checkout session also gets its `payment.changed` job (payment-followups.ts). The
  * single form is this with one answer. Answers each outcome's updated payment, in order, or undefined
  * where its operation was no longer in flight.
  * @example const [paid] = await applyOutcomes(db, [{ operation, payment, result: { status: 'APPROVED', processorId }, at: now }]);
@@ -133,6 +136,7 @@ export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[
   const fees = refeed.flatMap((d) => d.fees ?? []).map((f, n) => ({ ...f, n }));
   const lines = described.flatMap((d) => d.journals.flatMap(journalRows));
   const events = described.map((d) => paymentEvent(d.payment));
+  const followUps = described.flatMap((d) => paymentFollowUps(d.payment));
   const { rows: updated } = await sql<PaymentRow>`
     with answer as (
       select * from jsonb_to_recordset(${jsonParameter(operations)}::jsonb) as a(id uuid, payment_token uuid, status text, processor_id text,
@@ -177,6 +181,7 @@ export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[
       order by f.n
     ),
     event as (${eventsInsertFrom('updated', 'payment_token', events)}),
+    followups as (${jobsInsertFrom('updated', 'payment_token', followUps)}),
     ledger as (${ledgerInsertFrom('updated', 'payment_token', lines)})
     select * from updated`.execute(db);
   const byToken = new Map(updated.map((row) => [row.payment_token, row]));

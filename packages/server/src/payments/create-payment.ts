@@ -8,6 +8,7 @@ import { ApiError } from '../http/errors';
 import { enqueueMany, jobsInsertFrom } from '../jobs/queue';
 import { jsonParameter } from '../lib/json';
 import type { PaymentMethodName } from '../processor/processor';
+import { paymentFollowUps } from './payment-followups';
 import { changeStatus, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
 import { describeOperation, requestOperation, type NewOperation } from './operations';
 import type { JobAuthentication } from './payment-job';
@@ -15,8 +16,8 @@ import type { JobAuthentication } from './payment-job';
 /**
  * The one way a payment row comes to exist, for every method: cards (sendPayment, subscription
  * charges) and the code methods of hosted checkout (PIX, boleto, OXXO, PAYNET, SPEI, PicPay). A payment
- * is stored with its fees, its history, its event and, for a card sent now, its authorisation job,
- * atomically. Two forms of one function write the same rows: createPayment, plain statements for one
+ * is stored with its fees, its history, its event, for a card sent now its authorisation job, and for a
+ * payment of a hosted checkout session its follow-up job (payment-followups.ts), atomically. Two forms of one function write the same rows: createPayment, plain statements for one
  * payment, and createPayments, one shared statement for the sendPayment requests of one turn of the
  * event loop (the service's busiest write, see docs/architecture.md).
  */
@@ -70,7 +71,7 @@ export interface NewPayment {
   notificationUrl: string | null;
   authentication: JobAuthentication | undefined;
   subscriptionId: string | null;
-  /** The hosted checkout session of a code payment. */
+  /** The hosted checkout session of a code payment, or of a card payment sent from the session's page. */
   checkoutId?: string | null | undefined;
   /** Until when a code payment may be paid. */
   expiresAt?: Date | null | undefined;
@@ -104,6 +105,7 @@ export async function createPayment(db: Db, input: NewPayment): Promise<PaymentR
     await db.insertInto('payment_operations').values(operation.row).execute();
     await enqueueMany(db, [operation.job]);
   }
+  await enqueueMany(db, paymentFollowUps(payment));
   return payment;
 }
 
@@ -119,7 +121,7 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
   const fees = payments.flatMap((p) => p.fees);
   const events = payments.flatMap((p) => (p.event ? [p.event] : []));
   const operations = payments.flatMap((p) => (p.operation ? [p.operation.row] : []));
-  const jobs = payments.flatMap((p) => (p.operation ? [p.operation.job] : []));
+  const jobs = payments.flatMap((p) => [...(p.operation ? [p.operation.job] : []), ...paymentFollowUps(p.row)]);
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
@@ -297,13 +299,20 @@ export function authorization(
 }
 
 /**
- * A card payment made through a hosted checkout joins its session. Debit pays through a 3DS
+ * A card payment made through a hosted checkout joins its session (if it was not created in it), which
+ * is told with the payment's follow-up job (payment-followups.ts). Debit pays through a 3DS
  * authentication that lent the page's address as its notification URL; `dropNotificationUrl` takes
  * it off the payment of a session that has no URL of its own, so no callback is ever posted to the page.
  * @example await joinCheckout(trx, payment.payment_token, session.checkout_id);
  */
 export async function joinCheckout(db: Db, paymentToken: string, checkoutId: string): Promise<void> {
-  await db.updateTable('payments').set({ checkout_id: checkoutId }).where('payment_token', '=', paymentToken).execute();
+  const joined = await db
+    .updateTable('payments')
+    .set({ checkout_id: checkoutId })
+    .where('payment_token', '=', paymentToken)
+    .returning(['payment_token', 'merchant_id', 'checkout_id', 'status'])
+    .executeTakeFirst();
+  if (joined) await enqueueMany(db, paymentFollowUps(joined));
 }
 
 /** See joinCheckout. @example if (!session.notification_url) await dropNotificationUrl(db, payment.payment_token); */

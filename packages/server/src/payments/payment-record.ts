@@ -1,12 +1,14 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
+import { enqueueMany } from '../jobs/queue';
 import { postJournals, type JournalInput } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
 import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
+import { paymentFollowUps } from './payment-followups';
 import { PAYMENT_STATES, UNCHARGED_STATUSES, type PaymentStatus } from './states';
 import { isUuid } from '../lib/identifiers';
 
@@ -38,7 +40,8 @@ export type StatusJournals = (updated: PaymentRow) => readonly JournalInput[];
  * Moves a payment to a new status, in the caller's transaction (which holds the row lock, see
  * lockPayment): the move is checked against the state table (payments/states.ts), then the row is
  * updated where its status still allows the move, with its history line, its `payment.status_changed`
- * event and the journals given. A move into DECLINED or ERROR drops the fees, which were never charged.
+ * event, its follow-up jobs (payment-followups.ts) and the journals given. A move into DECLINED or ERROR
+ * drops the fees, which were never charged.
  * A move the table refuses throws IllegalMoveError (409) before anything is written. Without a
  * transaction, it runs in one of its own: all of it is written, or none.
  * @example await changeStatus(trx, payment, 'PAID', now, { captured_minor: payment.amount_minor }, (row) => [captureJournal(row, now)]);
@@ -64,6 +67,7 @@ export async function changeStatus(db: Db, payment: PaymentRow, status: PaymentS
   await db.insertInto('payment_status_history').values({ payment_token: updated.payment_token, merchant_id: updated.merchant_id, status, at }).execute();
   if (uncharged) await db.deleteFrom('payment_fees').where('payment_token', '=', updated.payment_token).execute();
   await recordEvent(db, paymentEvent(updated));
+  await enqueueMany(db, paymentFollowUps(updated));
   const lines = journals?.(updated) ?? [];
   if (lines.length > 0) await postJournals(db, lines);
   return updated;

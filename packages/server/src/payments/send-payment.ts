@@ -33,14 +33,16 @@ export interface SendPaymentResult {
 /**
  * `POST /checkout/sendPayment`: validate → load person and card → price (FX and fees) → store the
  * payment as PROCESSING with its fees, history and event, and enqueue its authorisation, all in one
- * transaction. The processor's answer arrives asynchronously (process-payment.ts).
+ * transaction. The processor's answer arrives asynchronously (process-payment.ts). A hosted checkout's
+ * page passes its session (`checkoutId`), so the payment belongs to it from its first row and every
+ * settlement of it tells the session (payment-followups.ts).
  * @example const { payment } = await sendPayment(ctx, merchantId, body);
  */
 export async function sendPayment(
   ctx: AppContext,
   merchantId: string,
   input: SendPaymentInput,
-  options: { paymentToken?: string; idempotencyKey?: string | undefined; authenticationClaimed?: boolean } = {},
+  options: { paymentToken?: string; idempotencyKey?: string | undefined; authenticationClaimed?: boolean; checkoutId?: string | undefined } = {},
 ): Promise<SendPaymentResult> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
@@ -122,6 +124,7 @@ export async function sendPayment(
       authentication: input.authentication,
       subscriptionId: null,
       paymentToken: options.paymentToken,
+      checkoutId: options.checkoutId ?? null,
       idempotencyKey,
       now,
     };

@@ -22,12 +22,18 @@ import { isUuid } from '../lib/identifiers';
  * 2. pay: hand the payment to `sendPayment` as the merchant would, with the authenticated card, the
  *    authentication's amount and references, the 3DS data (ECI, CAVV, version, directory-server
  *    transaction id) and the reserved payment token; it is priced, stored and processed like any
- *    sendPayment (the CAVV travels in the processing job only);
+ *    sendPayment (the CAVV travels in the processing job only); a hosted checkout's debit form passes
+ *    its session (`checkoutId`), to which the payment then belongs from its creation;
  * 3. forget the CAVV. If sendPayment refuses, the claim is undone (releaseThreeDsClaim, the
  *    compensation in change-status.ts) so nothing is lost.
  * @example const result = await payWithAuthentication(ctx, merchantId, { id, paymentToken, amount: '150.50', reference_id: 'order-1' });
  */
-export async function payWithAuthentication(ctx: AppContext, merchantId: string, input: ThreeDsPaymentInput): Promise<SendPaymentResult> {
+export async function payWithAuthentication(
+  ctx: AppContext,
+  merchantId: string,
+  input: ThreeDsPaymentInput,
+  options: { checkoutId?: string | undefined } = {},
+): Promise<SendPaymentResult> {
   if (!isUuid(input.id)) throw new ApiError('THREE_DS_NOT_FOUND');
   const now = await merchantNow(ctx.db, merchantId);
   const claimed = await ctx.db.transaction().execute(async (trx) => {
@@ -85,7 +91,7 @@ export async function payWithAuthentication(ctx: AppContext, merchantId: string,
           dstrans_id: claimed.dstrans_id,
         },
       },
-      { paymentToken: claimed.payment_token, authenticationClaimed: true },
+      { paymentToken: claimed.payment_token, authenticationClaimed: true, checkoutId: options.checkoutId },
     );
   } catch (error) {
     // No payment was stored: the claim is undone, and the authentication can pay with a right request.

@@ -23,6 +23,7 @@ import * as tenantKeys from './0022-tenant-keys';
 import * as threeDsChallengeFailedAt from './0027-three-ds-challenge-failed-at';
 import * as callbackFanout from './0028-callback-fanout';
 import * as paymentOperations from './0029-payment-operations';
+import * as checkoutTold from './0030-checkout-told';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '0027-three-ds-challenge-failed-at': threeDsChallengeFailedAt,
   '0028-callback-fanout': callbackFanout,
   '0029-payment-operations': paymentOperations,
+  '0030-checkout-told': checkoutTold,
 };
