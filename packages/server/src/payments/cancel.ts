@@ -3,7 +3,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
-import { assertOpenPreAuthorization, earlierRequest, type OperationAnswer } from './capture';
+import { assertOpenPreAuthorization, earlierRequest, type OperationAnswer } from './pre-authorization';
 import { requestOperation } from './operations';
 import { changeStatus, lockPayment, type PaymentRow } from './payment-record';
 import { PRE_AUTHORIZATION_TTL_MS, type PaymentStatus } from './states';

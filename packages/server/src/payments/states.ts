@@ -18,7 +18,8 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 /**
  * Every allowed move, as data (docs/payments.md, "Statuses and transitions", draws it). PROCESSING is
  * where a payment waits for the processor: after sendPayment, during a capture of a pre-authorisation
- * and during its cancelation; a code payment (PIX, boleto, …) waits CREATED for its payer. Every
+ * and during its cancelation, and which of them is in flight is the payment's one REQUESTED operation
+ * (payments/operations.ts); a code payment (PIX, boleto, …) waits CREATED for its payer. Every
  * `changeStatus` checks its move here (lib/state-machine.ts) and stamps the status's column.
  */
 export const PAYMENT_STATES = stateTable({

@@ -38,7 +38,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       primary key (id, merchant_id),
       foreign key (payment_token, merchant_id) references payments (payment_token, merchant_id)
     )`.execute(db);
-  await sql`create index payment_operations_payment_idx on payment_operations (payment_token)`.execute(db);
   await sql`create unique index payment_operations_reference_idx on payment_operations (reference, merchant_id)`.execute(db);
   await sql`
     create unique index payment_operations_idempotency_idx on payment_operations (kind, idempotency_key, merchant_id)
