@@ -48,7 +48,6 @@ const BACK_ARROWS: readonly string[] = [
   // lib/shared-limiter.ts keeps its counters in the database.
   'lib -> db',
   // The payments side of the three payments pairs below (TWO_WAY_PAIRS), removed with them.
-  'payments -> checkout',
   'payments -> refunds',
   'payments -> three-ds',
 ];
@@ -62,7 +61,6 @@ const BACK_ARROWS: readonly string[] = [
  */
 const TWO_WAY_PAIRS: readonly string[] = [
   'auth <-> context',
-  'checkout <-> payments',
   'connectors <-> context',
   'payments <-> refunds',
   'payments <-> three-ds',
