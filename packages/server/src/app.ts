@@ -35,6 +35,7 @@ import { registerSubscriptionRoutes } from './subscriptions/routes';
 import { registerVaultRoutes } from './vault/routes';
 import { registerWebhookRoutes } from './webhooks/routes';
 import { registerThreeDsRoutes } from './three-ds/routes';
+import { threeDsClaims } from './three-ds/verify-authentication';
 import { registerDashboardRoutes } from './dashboard/routes';
 import { registerConnectorRoutes } from './connectors/routes';
 import { registerPixWebhook } from './checkout/pix-webhook';
@@ -138,7 +139,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerStuckOperations(app, ctx, registry);
   registerAccessRoutes(app, ctx);
   registerVaultRoutes(app, ctx);
-  registerPaymentRoutes(app, ctx);
+  // sendPayment claims 3DS data through 3DS's claims: payments declares them, 3DS implements them.
+  registerPaymentRoutes(app, ctx, threeDsClaims);
   registerCheckoutRoutes(app, ctx);
   registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);

@@ -49,7 +49,6 @@ const BACK_ARROWS: readonly string[] = [
   'lib -> db',
   // The payments side of the three payments pairs below (TWO_WAY_PAIRS), removed with them.
   'payments -> refunds',
-  'payments -> three-ds',
 ];
 
 /**
@@ -63,7 +62,6 @@ const TWO_WAY_PAIRS: readonly string[] = [
   'auth <-> context',
   'connectors <-> context',
   'payments <-> refunds',
-  'payments <-> three-ds',
 ];
 
 /** No source file is longer than this (tests are not counted). */

@@ -7,11 +7,14 @@ import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
 import { paymentResponse } from './payment-response';
 import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse, TransactionDetailsResponse } from './schemas';
-import { sendPayment } from './send-payment';
+import { sendPayment, type AuthenticationClaims } from './send-payment';
 import { transactionDetailsJson } from './transaction-details';
 
-/** Card payments: sendPayment, capture, cancel and transaction details. Thin: schema, one call, presentation. */
-export function registerPaymentRoutes(app: App, ctx: AppContext): void {
+/**
+ * Card payments: sendPayment, capture, cancel and transaction details. Thin: schema, one call, presentation.
+ * `claims` claims the 3DS data a sendPayment carries (3DS's, handed in by app.ts; AuthenticationClaims in send-payment.ts).
+ */
+export function registerPaymentRoutes(app: App, ctx: AppContext, claims: AuthenticationClaims): void {
   app.post(
     '/checkout/sendPayment',
     {
@@ -24,7 +27,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) =>
-      paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body, { idempotencyKey: idempotencyKeyOf(request) })),
+      paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body, { idempotencyKey: idempotencyKeyOf(request), claims })),
   );
 
   app.post(
