@@ -26,6 +26,7 @@ import { registerSystemRoutes } from './system/routes';
 import { registerCheckoutRoutes } from './checkout/routes';
 import { registerCheckoutPageRoutes } from './checkout-page/routes';
 import { registerPaymentRoutes } from './payments/routes';
+import { registerPaymentDetailsRoutes } from './payment-details/routes';
 import { registerRefundRoutes } from './refunds/routes';
 import { registerPayoutRoutes } from './payouts/routes';
 import { registerReportRoutes } from './reports/routes';
@@ -141,6 +142,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerVaultRoutes(app, ctx);
   // sendPayment claims 3DS data through 3DS's claims: payments declares them, 3DS implements them.
   registerPaymentRoutes(app, ctx, threeDsClaims);
+  registerPaymentDetailsRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
   registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);

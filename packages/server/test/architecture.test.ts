@@ -27,8 +27,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['payments'],
   // 3c. the domains that call down into payments (or sit beside them): refunds, 3DS, checkout, subscriptions, payouts;
   ['refunds', 'three-ds', 'checkout', 'subscriptions', 'payouts'],
-  // 3d. what reads or drives the domains: reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, sandbox, system.
-  ['reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'sandbox', 'system'],
+  // 3d. what reads or drives the domains: transaction details, reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, sandbox, system.
+  ['payment-details', 'reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'sandbox', 'system'],
   // 4. Composition roots: the processes and what they assemble (HTTP app, background work and its job registry, command line).
   ['app', 'main', 'worker', 'cli', 'server-commands', 'runtime', 'lifecycle', 'background', 'job-registry'],
 ];
@@ -48,7 +48,6 @@ const BACK_ARROWS: readonly string[] = [
   // lib/shared-limiter.ts keeps its counters in the database.
   'lib -> db',
   // The payments side of the three payments pairs below (TWO_WAY_PAIRS), removed with them.
-  'payments -> refunds',
 ];
 
 /**
@@ -61,7 +60,6 @@ const BACK_ARROWS: readonly string[] = [
 const TWO_WAY_PAIRS: readonly string[] = [
   'auth <-> context',
   'connectors <-> context',
-  'payments <-> refunds',
 ];
 
 /** No source file is longer than this (tests are not counted). */

@@ -1,17 +1,15 @@
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { idempotencyKeyOf } from '../http/idempotency';
-import { sendJson } from '../http/json-text';
 import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
 import { paymentResponse } from './payment-response';
-import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse, TransactionDetailsResponse } from './schemas';
+import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse } from './schemas';
 import { sendPayment, type AuthenticationClaims } from './send-payment';
-import { transactionDetailsJson } from './transaction-details';
 
 /**
- * Card payments: sendPayment, capture, cancel and transaction details. Thin: schema, one call, presentation.
+ * Card payments: sendPayment, capture and cancel (transaction details: payment-details/routes.ts). Thin: schema, one call, presentation.
  * `claims` claims the 3DS data a sendPayment carries (3DS's, handed in by app.ts; AuthenticationClaims in send-payment.ts).
  */
 export function registerPaymentRoutes(app: App, ctx: AppContext, claims: AuthenticationClaims): void {
@@ -62,18 +60,5 @@ export function registerPaymentRoutes(app: App, ctx: AppContext, claims: Authent
       const answer = await cancelPreAuthorization(ctx, principalOf(request).merchantId, request.params.payment_token, { idempotencyKey: idempotencyKeyOf(request) });
       return { ...answer, refresh_token: await refreshToken(ctx, request) };
     },
-  );
-
-  app.get(
-    '/transactionDetails/:payment_token',
-    {
-      schema: {
-        summary: 'Details of one transaction',
-        tags: ['Payments'],
-        params: PaymentTokenParams,
-        response: { 200: TransactionDetailsResponse, ...errorResponses(401, 404) },
-      },
-    },
-    async (request, reply) => sendJson(reply, await transactionDetailsJson(ctx, principalOf(request).merchantId, request.params.payment_token)),
   );
 }
