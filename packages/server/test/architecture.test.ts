@@ -47,15 +47,13 @@ const BACK_ARROWS: readonly string[] = [
   'http -> context',
   // lib/shared-limiter.ts keeps its counters in the database.
   'lib -> db',
-  // The payments side of the three payments pairs below (TWO_WAY_PAIRS), removed with them.
 ];
 
 /**
  * Pairs of units that still import each other, to be removed: a pair removed is taken off this list,
- * and no pair may join it. The three payments pairs are being removed by the payments rewrite
- * (payments/ at the bottom of the domains, checkout, 3DS and refunds calling down into it); the two
- * context pairs wait for auth's and the connectors' routes to take only what they use instead of the
- * AppContext, which itself holds auth's tokens and access list and the connector router.
+ * and no pair may join it. The two context pairs wait for auth's and the connectors' routes to take
+ * only what they use instead of the AppContext, which itself holds auth's tokens and access list and
+ * the connector router.
  */
 const TWO_WAY_PAIRS: readonly string[] = [
   'auth <-> context',
