@@ -26,6 +26,7 @@ import { registerSystemRoutes } from './system/routes';
 import { registerCheckoutRoutes } from './checkout/routes';
 import { registerCheckoutPageRoutes } from './checkout-page/routes';
 import { registerPaymentRoutes } from './payments/routes';
+import { registerPaymentDetailsRoutes } from './payment-details/routes';
 import { registerRefundRoutes } from './refunds/routes';
 import { registerPayoutRoutes } from './payouts/routes';
 import { registerReportRoutes } from './reports/routes';
@@ -35,6 +36,7 @@ import { registerSubscriptionRoutes } from './subscriptions/routes';
 import { registerVaultRoutes } from './vault/routes';
 import { registerWebhookRoutes } from './webhooks/routes';
 import { registerThreeDsRoutes } from './three-ds/routes';
+import { threeDsClaims } from './three-ds/verify-authentication';
 import { registerDashboardRoutes } from './dashboard/routes';
 import { registerConnectorRoutes } from './connectors/routes';
 import { registerPixWebhook } from './checkout/pix-webhook';
@@ -138,7 +140,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerStuckOperations(app, ctx, registry);
   registerAccessRoutes(app, ctx);
   registerVaultRoutes(app, ctx);
-  registerPaymentRoutes(app, ctx);
+  // sendPayment claims 3DS data through 3DS's claims: payments declares them, 3DS implements them.
+  registerPaymentRoutes(app, ctx, threeDsClaims);
+  registerPaymentDetailsRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
   registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);

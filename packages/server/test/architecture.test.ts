@@ -27,8 +27,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['payments'],
   // 3c. the domains that call down into payments (or sit beside them): refunds, 3DS, checkout, subscriptions, payouts;
   ['refunds', 'three-ds', 'checkout', 'subscriptions', 'payouts'],
-  // 3d. what reads or drives the domains: reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, sandbox, system.
-  ['reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'sandbox', 'system'],
+  // 3d. what reads or drives the domains: transaction details, reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, sandbox, system.
+  ['payment-details', 'reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'sandbox', 'system'],
   // 4. Composition roots: the processes and what they assemble (HTTP app, background work and its job registry, command line).
   ['app', 'main', 'worker', 'cli', 'server-commands', 'runtime', 'lifecycle', 'background', 'job-registry'],
 ];
@@ -47,25 +47,17 @@ const BACK_ARROWS: readonly string[] = [
   'http -> context',
   // lib/shared-limiter.ts keeps its counters in the database.
   'lib -> db',
-  // The payments side of the three payments pairs below (TWO_WAY_PAIRS), removed with them.
-  'payments -> checkout',
-  'payments -> refunds',
-  'payments -> three-ds',
 ];
 
 /**
  * Pairs of units that still import each other, to be removed: a pair removed is taken off this list,
- * and no pair may join it. The three payments pairs are being removed by the payments rewrite
- * (payments/ at the bottom of the domains, checkout, 3DS and refunds calling down into it); the two
- * context pairs wait for auth's and the connectors' routes to take only what they use instead of the
- * AppContext, which itself holds auth's tokens and access list and the connector router.
+ * and no pair may join it. The two context pairs wait for auth's and the connectors' routes to take
+ * only what they use instead of the AppContext, which itself holds auth's tokens and access list and
+ * the connector router.
  */
 const TWO_WAY_PAIRS: readonly string[] = [
   'auth <-> context',
-  'checkout <-> payments',
   'connectors <-> context',
-  'payments <-> refunds',
-  'payments <-> three-ds',
 ];
 
 /** No source file is longer than this (tests are not counted). */

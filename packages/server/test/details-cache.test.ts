@@ -6,7 +6,7 @@ import { CARD_FORM, generate, waitForCheckout } from './checkout-fixtures';
 
 /**
  * Transaction details keeps each answer with the stamp of what it was built from
- * (payments/transaction-details.ts) and reads only the stamp while it is unchanged. These tests change
+ * (payment-details/transaction-details.ts) and reads only the stamp while it is unchanged. These tests change
  * every part of a payment's answer, through the API and from outside the service (as another process
  * would), and check that the next read shows the change; and they check the rule the stamp relies on:
  * a payment's fees and history lines are written only together with its row.

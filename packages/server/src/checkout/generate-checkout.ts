@@ -10,7 +10,8 @@ import type { PaymentRow } from '../payments/payment-record';
 import { lockCheckout } from './checkout-record';
 import { attemptContext, openAttempt, refreshed } from './start-attempt';
 import { issuePixCharge } from './pix-charges';
-import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, METHOD_MARKET, type CheckoutMethod, type CheckoutMode } from './states';
+import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, type CheckoutMethod, type CheckoutMode } from './states';
+import { METHOD_MARKET } from '../payments/methods';
 
 /**
  * The largest checkout amount, in BRL cents: a boleto writes its amount in ten digits, and one limit

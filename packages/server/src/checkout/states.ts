@@ -1,12 +1,13 @@
 import { stateTable } from '../lib/state-machine';
+import { PAYMENT_METHODS, type PaymentMethod } from '../payments/methods';
 
 /** The spec's checkout session statuses. */
 export const CHECKOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'CANCELED', 'ERROR'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
-/** Every method a session may offer, in the order sessions list them. */
-export const CHECKOUT_METHODS = ['PIX', 'CREDITCARD', 'DEBITCARD', 'BOLETO', 'PICPAY', 'OXXO', 'PAYNET', 'SPEI'] as const;
-export type CheckoutMethod = (typeof CHECKOUT_METHODS)[number];
+/** Every method a session may offer: every payment method, in the order sessions list them (payments/methods.ts). */
+export const CHECKOUT_METHODS = PAYMENT_METHODS;
+export type CheckoutMethod = PaymentMethod;
 
 /**
  * Methods the payer completes outside the page (a code, voucher, transfer or wallet): their payment exists
@@ -22,18 +23,6 @@ export type CardMethod = 'CREDITCARD' | 'DEBITCARD';
 export function isCardMethod(method: string): method is CardMethod {
   return method === 'CREDITCARD' || method === 'DEBITCARD';
 }
-
-/** Where each method is paid: its country and the currency the session is priced in. */
-export const METHOD_MARKET: Readonly<Record<CheckoutMethod, { country: 'BR' | 'MX'; currency: 'BRL' | 'MXN' }>> = {
-  PIX: { country: 'BR', currency: 'BRL' },
-  CREDITCARD: { country: 'BR', currency: 'BRL' },
-  DEBITCARD: { country: 'BR', currency: 'BRL' },
-  BOLETO: { country: 'BR', currency: 'BRL' },
-  PICPAY: { country: 'BR', currency: 'BRL' },
-  OXXO: { country: 'MX', currency: 'MXN' },
-  PAYNET: { country: 'MX', currency: 'MXN' },
-  SPEI: { country: 'MX', currency: 'MXN' },
-};
 
 /**
  * What `method: "ALL"` offers in each country. Brazil keeps the spec's three seen values (PIX, CREDITCARD,

@@ -17,7 +17,7 @@ import type { BackgroundSweep } from '../jobs/worker-signal';
 import { cancelPreAuthorization } from '../payments/cancel';
 import { capturePayment } from '../payments/capture';
 import { PAYMENT_STATUSES } from '../payments/states';
-import { transactionDetailsJson } from '../payments/transaction-details';
+import { transactionDetailsJson } from '../payment-details/transaction-details';
 import { getPayout } from '../payouts/get-payout';
 import { PAYOUT_STATUSES } from '../payouts/states';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';

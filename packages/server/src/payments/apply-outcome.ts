@@ -118,7 +118,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
  * two applications of one answer), and only then does its payment move, with its fees, history line,
  * `payment.status_changed` event and journals, all written from the rows actually updated. Every answer
  * sets the same columns (the row as it will be), so one query text serves every mix of answers. A
- * payment of a checkout session also gets its `payment.changed` job (payment-followups.ts). The
+ * payment of a checkout session also gets its follow-up job (PAYMENT_CHANGED_JOB, payment-followups.ts). The
  * single form is this with one answer. Answers each outcome's updated payment, in order, or undefined
  * where its operation was no longer in flight.
  * @example const [paid] = await applyOutcomes(db, [{ operation, payment, result: { status: 'APPROVED', processorId }, at: now }]);

@@ -20,7 +20,7 @@ import { isUuid } from '../lib/identifiers';
  *
  * The job queue's delete of finished jobs (jobs/queue.ts), the sandbox simulator's record of an
  * operation without a fault (processor/sandbox-simulator.ts) and the transaction details read
- * (transaction-details.ts, a read with its own benchmark) share their statements the same way.
+ * (payment-details/transaction-details.ts, a read with its own benchmark) share their statements the same way.
  *
  * A shared statement is atomic, and when it fails each of its calls runs again alone, so one bad row
  * fails only its own call. The rows travel as one JSON parameter, so one query text serves every

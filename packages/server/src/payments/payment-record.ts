@@ -5,7 +5,6 @@ import { enqueueMany } from '../jobs/queue';
 import { postJournals, type JournalInput } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
-import { METHOD_MARKET, type CheckoutMethod } from '../checkout/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { paymentFollowUps } from './payment-followups';
@@ -151,15 +150,6 @@ export function paymentEventData(payment: EventFields): Record<string, unknown> 
     error_code: payment.error_code,
     error_description: payment.error_description,
   };
-}
-
-/**
- * The country where a payment's method is paid (checkout/states.ts METHOD_MARKET): MX for OXXO, PAYNET
- * and SPEI, BR for every other method.
- * @example methodCountry('SPEI') // 'MX'
- */
-export function methodCountry(method: string): 'BR' | 'MX' {
-  return METHOD_MARKET[method as CheckoutMethod]?.country ?? 'BR';
 }
 
 /** What the customer is charged: the amount plus customer fees. */

@@ -1,17 +1,18 @@
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { idempotencyKeyOf } from '../http/idempotency';
-import { sendJson } from '../http/json-text';
 import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
 import { paymentResponse } from './payment-response';
-import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse, TransactionDetailsResponse } from './schemas';
-import { sendPayment } from './send-payment';
-import { transactionDetailsJson } from './transaction-details';
+import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse } from './schemas';
+import { sendPayment, type AuthenticationClaims } from './send-payment';
 
-/** Card payments: sendPayment, capture, cancel and transaction details. Thin: schema, one call, presentation. */
-export function registerPaymentRoutes(app: App, ctx: AppContext): void {
+/**
+ * Card payments: sendPayment, capture and cancel (transaction details: payment-details/routes.ts). Thin: schema, one call, presentation.
+ * `claims` claims the 3DS data a sendPayment carries (3DS's, handed in by app.ts; AuthenticationClaims in send-payment.ts).
+ */
+export function registerPaymentRoutes(app: App, ctx: AppContext, claims: AuthenticationClaims): void {
   app.post(
     '/checkout/sendPayment',
     {
@@ -24,7 +25,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) =>
-      paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body, { idempotencyKey: idempotencyKeyOf(request) })),
+      paymentResponse(ctx, request, await sendPayment(ctx, principalOf(request).merchantId, request.body, { idempotencyKey: idempotencyKeyOf(request), claims })),
   );
 
   app.post(
@@ -59,18 +60,5 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
       const answer = await cancelPreAuthorization(ctx, principalOf(request).merchantId, request.params.payment_token, { idempotencyKey: idempotencyKeyOf(request) });
       return { ...answer, refresh_token: await refreshToken(ctx, request) };
     },
-  );
-
-  app.get(
-    '/transactionDetails/:payment_token',
-    {
-      schema: {
-        summary: 'Details of one transaction',
-        tags: ['Payments'],
-        params: PaymentTokenParams,
-        response: { 200: TransactionDetailsResponse, ...errorResponses(401, 404) },
-      },
-    },
-    async (request, reply) => sendJson(reply, await transactionDetailsJson(ctx, principalOf(request).merchantId, request.params.payment_token)),
   );
 }

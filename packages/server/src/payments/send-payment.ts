@@ -11,8 +11,6 @@ import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
 import { requestOperation } from './operations';
 import type { JobAuthentication } from './payment-job';
-import { claimAuthentication } from '../three-ds/verify-authentication';
-import { releaseThreeDsClaim } from '../three-ds/change-status';
 import { EXTRA_DATA_MAX_BYTES, type SendPaymentInput } from './schemas';
 
 /** How sendPayment names its price's fields and words their failures (pricing/price.ts has the rules). */
@@ -22,6 +20,38 @@ const PRICE_WORDING: PriceWording = {
   format: 'a decimal number such as "10.50"',
   largest: 'the maximum payment',
 };
+
+/**
+ * How sendPayment claims the 3DS data a card payment carries: `claim` verifies the data against the
+ * authentication that issued it and marks that authentication used before the payment is stored, or
+ * answers null when the processor is left to verify it; a claim's `release` undoes it when the
+ * payment is not stored after all.
+ *
+ * Payments declares this and 3DS implements it (`threeDsClaims`, three-ds/verify-authentication.ts);
+ * the composition root hands it to the payment routes (app.ts), so payments, at the bottom of the
+ * domains, never imports 3DS, which calls down into payments to pay with an authentication. The claim
+ * is one step in the middle of sendPayment, after the request's own checks (which answer first) and
+ * before the insert (whose failure releases it): passing the step in keeps sendPayment's phases and
+ * answers exactly as they were, where moving it above payments would cut sendPayment in two.
+ */
+export interface AuthenticationClaims {
+  claim(ctx: AppContext, presented: NonNullable<SendPaymentInput['authentication']>, payment: AuthenticatedPayment): Promise<AuthenticationClaim | null>;
+}
+
+/** What a payment is about to charge, for `AuthenticationClaims.claim` to compare with what was authenticated. */
+export interface AuthenticatedPayment {
+  readonly merchantId: string;
+  readonly cardId: string;
+  readonly amountMinor: bigint;
+  readonly currency: string;
+  readonly now: Date;
+}
+
+/** An authentication claimed for a payment not stored yet. */
+export interface AuthenticationClaim {
+  /** Undoes the claim, so the authentication can still pay. */
+  release(): Promise<unknown>;
+}
 
 export interface SendPaymentResult {
   payment: PaymentRow;
@@ -35,14 +65,15 @@ export interface SendPaymentResult {
  * payment as PROCESSING with its fees, history and event, and enqueue its authorisation, all in one
  * transaction. The processor's answer arrives asynchronously (process-payment.ts). A hosted checkout's
  * page passes its session (`checkoutId`), so the payment belongs to it from its first row and every
- * settlement of it tells the session (payment-followups.ts).
- * @example const { payment } = await sendPayment(ctx, merchantId, body);
+ * settlement of it tells the session (payment-followups.ts). 3DS data is claimed through
+ * `options.claims` (AuthenticationClaims), unless the caller claimed it (`authenticationClaimed`).
+ * @example const { payment } = await sendPayment(ctx, merchantId, body, { claims });
  */
 export async function sendPayment(
   ctx: AppContext,
   merchantId: string,
   input: SendPaymentInput,
-  options: { paymentToken?: string; idempotencyKey?: string | undefined; authenticationClaimed?: boolean; checkoutId?: string | undefined } = {},
+  options: { paymentToken?: string; idempotencyKey?: string | undefined; authenticationClaimed?: boolean; checkoutId?: string | undefined; claims?: AuthenticationClaims } = {},
 ): Promise<SendPaymentResult> {
   const failures: { key: ErrorKey; description: string }[] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
@@ -92,9 +123,10 @@ export async function sendPayment(
 
   // 3DS data is verified against the authentication that issued it, and claimed, before anything is
   // stored (three-ds/verify-authentication.ts); `POST /checkout/3ds/payment` has claimed its own already.
+  if (input.authentication && !options.authenticationClaimed && !options.claims) throw new Error('invariant: sendPayment got 3DS data without a way to claim it (options.claims)');
   const claim =
-    input.authentication && !options.authenticationClaimed
-      ? await claimAuthentication(ctx, input.authentication, { merchantId, cardId: card.id, amountMinor: parsed.minor, currency, now })
+    input.authentication && !options.authenticationClaimed && options.claims
+      ? await options.claims.claim(ctx, input.authentication, { merchantId, cardId: card.id, amountMinor: parsed.minor, currency, now })
       : null;
   // A reserved token that names a payment already stored is a checkout's card payment waiting for its
   // card (create-payment.ts, sendWaitingCardPayment); any other is inserted with the token (a 3DS authentication's).
@@ -139,7 +171,7 @@ export async function sendPayment(
     });
   } catch (error) {
     // The payment was not stored: the compensation undoes the claim, so the authentication can still pay.
-    if (claim) await releaseThreeDsClaim(ctx.db, claim);
+    if (claim) await claim.release();
     throw error;
   }
   ctx.workerSignal.poke();

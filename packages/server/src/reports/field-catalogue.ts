@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { CardsTable, PersonsTable } from '../db/schema';
-import { CHECKOUT_METHODS, METHOD_MARKET } from '../checkout/states';
+import { METHOD_MARKET, PAYMENT_METHODS } from '../payments/methods';
 import { CURRENCIES as CURRENCY_CODES } from '../lib/currencies';
 import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
@@ -120,9 +120,9 @@ function paymentFee(feeType: 'SERVICE_FEE' | 'TAXES_FEE'): RawBuilder<bigint> {
 
 const PAYOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'REJECTED', 'CANCELED'] as const; // contract, Payouts
 const STATUSES = [...new Set<string>([...PAYMENT_STATUSES, ...PAYOUT_STATUSES])];
-const METHODS = [...CHECKOUT_METHODS, 'BANK_TRANSFER'];
-/** Where a payment's method is paid: MX for the Mexican methods, BR for the others (checkout/states.ts). */
-const MEXICAN_METHODS = CHECKOUT_METHODS.filter((m) => METHOD_MARKET[m].country === 'MX');
+const METHODS = [...PAYMENT_METHODS, 'BANK_TRANSFER'];
+/** Where a payment's method is paid: MX for the Mexican methods, BR for the others (payments/methods.ts). */
+const MEXICAN_METHODS = PAYMENT_METHODS.filter((m) => METHOD_MARKET[m].country === 'MX');
 const CARD_SCHEMES = ['VISA', 'MASTER', 'ELO', 'AMERICAN_EXPRESS', 'DINERS_CLUB', 'DISCOVER', 'JCB'];
 const CURRENCIES: readonly string[] = CURRENCY_CODES;
 const TAX_ID_TYPE_VALUES = [...new Set<string>(['CPF', 'CNPJ', ...Object.values(TAX_ID_TYPES).flat()])];

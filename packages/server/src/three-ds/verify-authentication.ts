@@ -2,7 +2,8 @@ import { constantTimeEqual } from '../auth/secrets';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { AUTHENTICATION_TTL_MS } from './states';
-import { changeThreeDsStatus, type ThreeDsClaim } from './change-status';
+import { changeThreeDsStatus, releaseThreeDsClaim, type ThreeDsClaim } from './change-status';
+import type { AuthenticationClaims } from '../payments/send-payment';
 import { IllegalMoveError } from '../lib/state-machine';
 import { isUuid } from '../lib/identifiers';
 
@@ -67,3 +68,15 @@ export async function claimAuthentication(ctx: AppContext, presented: PresentedA
   }
   return { before: row, usedAt: payment.now };
 }
+
+/**
+ * Colibri's 3DS claims as sendPayment takes them (AuthenticationClaims, payments/send-payment.ts):
+ * claimAuthentication, undone by releaseThreeDsClaim. The composition root hands it to the payment
+ * routes (app.ts), so payments never imports 3DS.
+ */
+export const threeDsClaims: AuthenticationClaims = {
+  async claim(ctx, presented, payment) {
+    const claim = await claimAuthentication(ctx, presented, payment);
+    return claim && { release: () => releaseThreeDsClaim(ctx.db, claim) };
+  },
+};

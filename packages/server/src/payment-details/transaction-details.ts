@@ -10,11 +10,12 @@ import { toJsonNumber } from '../lib/money';
 import { formatDate, formatDateTime } from '../lib/time-format';
 import { maskTaxId } from '../rails/brazil';
 import { refundView } from '../refunds/refund-record';
-import { methodCountry, type PaymentRow } from './payment-record';
+import { type PaymentRow } from '../payments/payment-record';
+import { methodCountry } from '../payments/methods';
 import { exponentOf } from '../lib/currencies';
 import { isUuid } from '../lib/identifiers';
 import { processRegistry } from '../metrics/process-registry';
-import { TransactionDetailsResponse } from './schemas';
+import { TransactionDetailsResponse } from '../payments/schemas';
 
 /**
  * The version of everything a payment's details are made of: the transaction id (`xmin`) that wrote
