@@ -6,7 +6,15 @@ import type { Prng } from './prng';
  */
 export type Command =
   | { kind: 'pay'; merchant: number; cents: number; delayCapture: boolean; declined: boolean }
-  | { kind: 'capture'; payment: number; share: 'whole' | 'part' | 'over'; fraction: number; keyed: boolean }
+  | {
+      kind: 'capture';
+      payment: number;
+      share: 'whole' | 'part' | 'over';
+      fraction: number;
+      /** Sent with an Idempotency-Key; `crash`: the service dies after committing it and before keeping its answer, and the merchant retries. */
+      keyed: boolean;
+      crash: boolean;
+    }
   | { kind: 'cancel'; payment: number }
   | { kind: 'refund'; payment: number; share: 'whole' | 'part' | 'declined'; fraction: number }
   | { kind: 'details'; payment: number };
@@ -36,8 +44,10 @@ export function command(prng: Prng, world: WorldSize): Command {
   switch (kind) {
     case 'pay':
       return pay(prng, world);
-    case 'capture':
-      return { kind, payment, share: prng.weighted({ whole: 5, part: 4, over: 1 }), fraction: prng.next(), keyed: prng.chance(0.3) };
+    case 'capture': {
+      const keyed = prng.chance(0.3);
+      return { kind, payment, share: prng.weighted({ whole: 5, part: 4, over: 1 }), fraction: prng.next(), keyed, crash: keyed && prng.chance(0.15) };
+    }
     case 'cancel':
       return { kind, payment };
     case 'refund':

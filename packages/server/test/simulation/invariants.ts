@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/db/database';
 import type { OperationResult } from '../../src/processor/processor';
 import { FINAL_PAYMENT_STATUSES, FINAL_REFUND_STATUSES, PAYMENT_MOVES, PENDING_REFUND_STATUSES, PRE_AUTHORIZATION_TTL_HOURS, REFUND_MOVES, type Model, type ModelPayment } from './model';
@@ -21,6 +21,7 @@ export interface Violation {
     | 'events'
     | 'ttl'
     | 'details'
+    | 'keyed-retry'
     | 'unknown-unreported'
     | 'job-failed'
     | 'server-error';
@@ -67,41 +68,47 @@ export interface Snapshot {
   readonly refunds: RefundRow[];
   readonly processor: Map<string, ProcessorView>;
   readonly journals: { journal_id: string; resource_id: string | null; currency: string; total: bigint; held: bigint }[];
-  readonly events: { resource_type: string; resource_id: string; status: string; sequence: bigint | null }[];
+  readonly events: { resource_type: string; resource_id: string; status: string }[];
   readonly jobs: { stuck_since: unknown; failed_at: unknown; last_error: string | null }[];
 }
 
 const big = (value: unknown): bigint => BigInt(String(value));
 
-export async function snapshot(db: Db, model: Model, log: RecordingProcessor): Promise<Snapshot> {
+/**
+ * Everything the checks read, in one statement (one round trip per step: the checks run after every
+ * step, and PGlite's cost is per statement). Amounts travel as text and are read back as bigint.
+ */
+export async function snapshot(db: Db, model: Model, log: RecordingProcessor, options: { final: boolean }): Promise<Snapshot> {
   const merchants = model.merchantIds();
-  const { rows: payments } = await sql<PaymentRow>`
-    select payment_token, merchant_id, status, delay_capture, amount_minor, customer_fees_minor, authorized_minor, captured_minor, refunded_minor, processor_id
-    from payments where merchant_id = any(${merchants}::uuid[])`.execute(db);
-  for (const p of payments) {
-    for (const column of ['amount_minor', 'customer_fees_minor', 'authorized_minor', 'captured_minor', 'refunded_minor'] as const) p[column] = big(p[column]);
-  }
-  const { rows: refunds } = await sql<RefundRow>`
-    select refund_id::text as refund_id, payment_token, status, amount_minor from refunds where merchant_id = any(${merchants}::uuid[])`.execute(db);
-  for (const r of refunds) r.amount_minor = big(r.amount_minor);
-  const { rows: journals } = await sql<Snapshot['journals'][number]>`
-    select journal_id::text as journal_id, resource_id, currency, sum(amount_minor) as total,
-      sum(case when account = 'card_authorizations' then amount_minor else 0 end) as held
-    from ledger_entries where merchant_id = any(${merchants}::uuid[])
-    group by journal_id, resource_id, currency`.execute(db);
-  for (const j of journals) {
-    j.total = big(j.total);
-    j.held = big(j.held);
-  }
-  const { rows: events } = await sql<Snapshot['events'][number]>`
-    select resource_type, resource_id, coalesce(data->>'status', data->>'refund_status') as status, sequence
-    from events where merchant_id = any(${merchants}::uuid[]) and resource_type in ('payment', 'refund') order by sequence, created_at`.execute(db);
-  const { rows: operations } = await sql<OperationRow>`
-    select merchant_id, reference, operation, result from sandbox_operations
-    where merchant_id = any(${merchants}::uuid[]) and operation in ('authorize', 'capture', 'cancel', 'refund')`.execute(db);
-  const { rows: jobs } = await sql<Snapshot['jobs'][number]>`select stuck_since, failed_at, last_error from jobs`.execute(db);
-  return { payments, refunds, journals, events, jobs, processor: processorViews(model, log, payments, operations) };
+  const list = (query: RawBuilder<unknown>) => sql`(select coalesce(json_agg(row_to_json(x)), '[]'::json) from (${query}) as x)`;
+  const { rows } = await sql<{ payments: Raw[]; refunds: Raw[]; journals: Raw[]; events: Snapshot['events']; operations: OperationRow[]; jobs: Snapshot['jobs'] }>`
+    select
+      ${list(sql`select payment_token, merchant_id, status, delay_capture, amount_minor::text, customer_fees_minor::text, authorized_minor::text,
+          captured_minor::text, refunded_minor::text, processor_id
+        from payments where merchant_id = any(${merchants}::uuid[])`)} as payments,
+      ${list(sql`select refund_id::text, payment_token, status, amount_minor::text from refunds where merchant_id = any(${merchants}::uuid[])`)} as refunds,
+      ${list(sql`select journal_id::text, resource_id, currency, sum(amount_minor)::text as total,
+          sum(case when account = 'card_authorizations' then amount_minor else 0 end)::text as held
+        from ledger_entries where merchant_id = any(${merchants}::uuid[]) group by journal_id, resource_id, currency`)} as journals,
+      ${list(sql`select resource_type, resource_id, coalesce(data->>'status', data->>'refund_status') as status
+        from events where merchant_id = any(${merchants}::uuid[]) and resource_type in ('payment', 'refund') order by sequence, created_at`)} as events,
+      ${list(sql`select merchant_id, reference, operation, result from sandbox_operations
+        where merchant_id = any(${merchants}::uuid[]) and operation in ('authorize', 'capture', 'cancel', 'refund')`)} as operations,
+      ${options.final ? list(sql`select stuck_since, failed_at, last_error from jobs`) : sql`'[]'::json`} as jobs`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('no snapshot');
+  const parse = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+  const amounts = <T>(raws: Raw[], columns: readonly string[]): T[] =>
+    raws.map((raw) => Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, columns.includes(k) ? big(v) : v])) as T);
+  const payments = amounts<PaymentRow>(parse(row.payments), ['amount_minor', 'customer_fees_minor', 'authorized_minor', 'captured_minor', 'refunded_minor']);
+  const refunds = amounts<RefundRow>(parse(row.refunds), ['amount_minor']);
+  const journals = amounts<Snapshot['journals'][number]>(parse(row.journals), ['total', 'held']);
+  // Only the final check reads the queue (the service's jobs, whatever their payloads).
+  const jobs = parse<Snapshot['jobs']>(row.jobs);
+  return { payments, refunds, journals, events: parse(row.events), jobs, processor: processorViews(model, log, payments, parse(row.operations)) };
 }
+
+type Raw = Record<string, unknown>;
 
 /**
  * The processor's record, per payment. An authorisation belongs to the payment whose token its
