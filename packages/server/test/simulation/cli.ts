@@ -8,7 +8,7 @@ import { startSimService } from './service';
 
 /**
  * `npm run simulate -- --seeds 1000 [--engine pglite|postgres] [--first 1]` runs seeds first … first+N-1;
- * `npm run simulate -- --seed S` replays one seed with its trace. PostgreSQL needs TEST_DATABASE_URL (a
+ * `npm run simulate -- --seed S` replays one seed with its trace (`--verbose` prints every seed's). PostgreSQL needs TEST_DATABASE_URL (a
  * database is created for the run and dropped after it). Exits 1 when any seed fails.
  */
 const { values } = parseArgs({
@@ -18,7 +18,7 @@ const { values } = parseArgs({
     first: { type: 'string', default: '1' },
     engine: { type: 'string', default: 'pglite' },
     steps: { type: 'string' },
-    quiet: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const engine = values.engine;
@@ -49,6 +49,7 @@ async function open(): Promise<{ handle: DatabaseHandle; url: string | undefined
 function report(result: SeedResult, verbose: boolean): void {
   if (result.violations.length === 0) {
     if (verbose) console.log(`seed ${result.seed}: ok (${result.steps} steps, ${result.durationMs} ms)`);
+    if (verbose) for (const line of result.trace) console.log(`  ${line}`);
     return;
   }
   console.log(`seed ${result.seed} [${result.engine}]: FAILED after ${result.steps} steps`);
@@ -77,7 +78,7 @@ try {
         failed++;
         for (const code of new Set(result.violations.map((v) => v.code))) byCode.set(code, [...(byCode.get(code) ?? []), seed]);
       }
-      report(result, false);
+      report(result, values.verbose);
     }
     console.log(`${count} seeds on ${engine}: ${count - failed} passed, ${failed} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     for (const [code, seeds] of byCode) console.log(`  ${code}: ${seeds.join(', ')}`);

@@ -59,14 +59,17 @@ export class JobDriver {
   /** Jobs due now, oldest first (ids of jobs seen for the first time are tracked from now). */
   async due(): Promise<string[]> {
     const { rows } = await sql<{ id: string; created_at: Date | string; run_at: Date | string }>`
-      select id::text as id, created_at, run_at from jobs where failed_at is null and kind = any(${[...this.kinds.keys()]}::text[]) order by id`.execute(this.db);
+      select id::text as id, created_at, run_at from jobs where failed_at is null and kind = any(${[...this.kinds.keys()]}::text[]) order by jobs.id`.execute(this.db);
     const present = new Set(rows.map((r) => r.id));
     for (const id of this.tracked.keys()) if (!present.has(id)) this.tracked.delete(id);
     for (const row of rows) {
       if (this.tracked.has(row.id)) continue;
-      // Whole seconds of delay the service asked for (a refund's resume after a minute), read once.
-      const delay = Math.round((new Date(row.run_at).getTime() - new Date(row.created_at).getTime()) / 1000) * 1000;
-      this.tracked.set(row.id, { seenAt: this.now, notBefore: this.now + Math.max(0, delay) });
+      // A delay the service asked for (a refund's resume after a minute), read once in whole minutes:
+      // run_at (the service's clock) and created_at (the database's) differ by the request's own time,
+      // which must not decide whether a job is due now.
+      const asked = new Date(row.run_at).getTime() - new Date(row.created_at).getTime();
+      const delay = asked >= 30_000 ? Math.round(asked / 60_000) * 60_000 : 0;
+      this.tracked.set(row.id, { seenAt: this.now, notBefore: this.now + delay });
     }
     return rows.map((r) => r.id).filter((id) => (this.tracked.get(id)?.notBefore ?? Infinity) <= this.now);
   }
