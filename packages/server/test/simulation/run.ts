@@ -42,7 +42,9 @@ export async function runSeed(sim: SimService, seed: number, options: { maxSteps
   await driver.reset();
   const trace: string[] = [];
   const violations: Violation[] = [];
+  /** Steps for which 5xx answers are allowed: the service's connections were just dropped. */
   let dropped = 0;
+  let droppedNow = 0;
   const fail = (code: Violation['code'], message: string) => violations.push({ code, message });
 
   try {
@@ -56,8 +58,9 @@ export async function runSeed(sim: SimService, seed: number, options: { maxSteps
 
     const run = async (c: Command | { kind: 'drop-connections' }): Promise<void> => {
       if (c.kind === 'drop-connections') {
+        // PGlite runs inside this process on one connection that nothing can drop: the step does nothing there.
         if (sim.engine === 'postgres') {
-          await sim.dropServiceConnections();
+          droppedNow = await sim.dropServiceConnections();
           dropped = 3;
         }
         return;
@@ -207,7 +210,9 @@ export async function runSeed(sim: SimService, seed: number, options: { maxSteps
             await heal(sim, model.merchants[s.merchant % model.merchants.length] as ModelMerchant);
             break;
           case 'drop-connections':
+            droppedNow = 0;
             await run(s);
+            note = sim.engine === 'postgres' ? ` → ${droppedNow} connections terminated` : ' → nothing on PGlite';
             break;
           case 'sweep':
             await sweep();
