@@ -44,7 +44,7 @@ export async function runSeed(sim: SimService, seed: number, options: { maxSteps
   const violations: Violation[] = [];
   /** Steps for which 5xx answers are allowed: the service's connections were just dropped. */
   let dropped = 0;
-  let droppedNow = 0;
+  let droppedNow: number;
   const fail = (code: Violation['code'], message: string) => violations.push({ code, message });
 
   try {
