@@ -34,19 +34,31 @@ export interface TestDatabase {
 }
 
 /**
+ * What test/global-setup.ts provided, or nothing outside vitest's run (the SDK's `npm run generate`
+ * starts a service with this harness from a plain script, where vitest's inject throws).
+ */
+function provided<K extends 'pgliteTemplate' | 'postgresTemplate'>(key: K): ReturnType<typeof inject<K>> | undefined {
+  try {
+    return inject(key);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A fresh database for one test file, copied from the migrated template of test/global-setup.ts (a run
  * without it, such as a file imported outside vitest's run, migrates an empty one). Migrating it again
  * finds nothing to apply, and would apply a migration the template lacks.
  */
 export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
   if (engine === 'pglite') {
-    const template = inject('pgliteTemplate');
+    const template = provided('pgliteTemplate');
     const handle = await openDatabase({ engine: 'pglite', ...(template ? { loadDataDir: new Blob([readFileSync(template)]) } : {}) });
     await migrateToLatest(handle.db);
     return { handle, url: undefined, drop: () => handle.close() };
   }
   const name = `colibri_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const template = inject('postgresTemplate');
+  const template = provided('postgresTemplate');
   await adminQuery(`create database ${name}${template ? ` template ${template}` : ''}`);
   const url = testDatabaseUrl(name);
   const handle = await openDatabase({ engine: 'postgres', url, poolSize: 20 });

@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
-import type { Job } from '../src/jobs/queue';
+import { RetryLater, type Job } from '../src/jobs/queue';
 import { processPaymentHandler, processPaymentJob } from '../src/payments/process-payment';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from '../src/payments/payment-job';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
-import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, operationWithoutJob, paymentBody, settled, waitForStatus } from './fixtures';
 
 /**
  * The three money defects that the operation record (payments/operations.ts) removes, each caused for
@@ -137,5 +137,27 @@ describeEachEngine('money in flight', (service) => {
     }
     const details = await waitForStatus(service(), m, token, settled);
     expect(details.general_info.transaction_status).toBe(verb === 'capture' ? 'PAID' : 'CANCELED');
+  });
+
+  it('never gives up as never sent an operation whose earlier attempt may have reached the processor, when the processor cannot say', async () => {
+    const m = await service().merchant();
+    const token = await preAuthorized(service(), m);
+    const db = service().ctx.db;
+    const payment = await db.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
+    await db.updateTable('payments').set({ status: 'PROCESSING' }).where('payment_token', '=', token).execute();
+    // A capture whose worker reached the processor and died before recording anything.
+    const capture = await operationWithoutJob(db, { ...payment, status: 'PROCESSING' }, 'capture');
+    const captured = await service().ctx.processor.capture({ merchantId: m.merchant_id, reference: capture.operation.reference, processorId: payment.processor_id ?? '', amountMinor: capture.operation.amount_minor });
+    expect(captured.status).toBe('APPROVED');
+    // Its retry cannot ask the processor what happened: the outcome is unknown, not "never sent".
+    await service().post('/sandbox/processor/faults', { operation: 'status', fault: 'UNAVAILABLE', times: 1 }, { token: m.token });
+    const retry = processPaymentHandler(service().ctx)(rerun(capture.operation.id, m.merchant_id));
+    await expect(retry).rejects.toBeInstanceOf(RetryLater);
+    await expect(retry).rejects.toMatchObject({ outcome: 'UNKNOWN' });
+    // The next retry can ask, and settles from the processor's own record: captured once.
+    await processPaymentHandler(service().ctx)(rerun(capture.operation.id, m.merchant_id));
+    expect(await db.selectFrom('payments').select(['status', 'captured_minor']).where('payment_token', '=', token).executeTakeFirstOrThrow()).toEqual({ status: 'PAID', captured_minor: 10_000n });
+    const records = await db.selectFrom('sandbox_operations').select('reference').where('reference', '=', capture.operation.reference).execute();
+    expect(records).toHaveLength(1);
   });
 });

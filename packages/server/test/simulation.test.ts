@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, ENGINES, type TestDatabase } from './harness';
-import type { Violation } from './simulation/invariants';
 import { replayCommand, runSeed, type SeedResult } from './simulation/run';
 import { startSimService, type SimService } from './simulation/service';
 
@@ -11,40 +10,22 @@ import { startSimService, type SimService } from './simulation/service';
  */
 const SEEDS = Number(process.env.SIMULATION_SEEDS ?? 120);
 
-/** The defects the simulation finds today, each recognised by the violations it leaves. */
-const DEFECTS = {
-  /**
-   * (1) An authorisation job run again (its worker died after settling it, before deleting it) while a
-   * capture or a cancel is in flight settles the authorisation a second time: the payment goes back to
-   * PRE_AUTHORIZED, its hold is posted twice, and the capture or void is lost (or done at the processor
-   * and not shown).
-   */
-  'authorisation-rerun': (v: Violation) => v.code === 'hold-release' && /\b2 holds\b/.test(v.message),
-  /** (2) The 5-day pre-authorisation TTL restarts when a refused or abandoned capture or void returns the payment to PRE_AUTHORIZED. */
-  'ttl-restarts': (v: Violation) => v.code === 'ttl',
-  /**
-   * (3) A capture sent with an Idempotency-Key, committed by a process that died before keeping its
-   * answer, is refused 422 (NOT_PRE_AUTHORIZED) when the merchant retries it with the same key: the
-   * rerun finds the payment PROCESSING instead of finding its own capture.
-   */
-  'keyed-capture-retry-refused': (v: Violation) => v.code === 'keyed-retry',
-  /**
-   * (4) A worker killed after the processor acted leaves the job without `outcome_unknown`; if the
-   * status query of its retries is unavailable until the deadline, the step is abandoned as never sent
-   * (an authorisation ends ERROR) although the processor authorised or captured.
-   */
-  'abandoned-after-acting': (v: Violation) => v.code === 'processor-disagrees' && /\((ERROR|PRE_AUTHORIZED)\): the processor (authorised|captured|voided)/.test(v.message),
-} as const;
-type Defect = keyof typeof DEFECTS;
-
 /**
- * Regression seeds: seeds of 1 … SEEDS that fail today, with the defect each reproduces. The sweep below
- * skips them; each has a test that passes while its defect is there. Once a defect is fixed, its seeds'
- * tests fail: take them out of this list (and they join the sweep).
+ * Regression seeds: the seeds that reproduced the four money defects the operation record removed
+ * (docs/simulation.md), found by this simulation against the code before it. Each runs here whatever
+ * SIMULATION_SEEDS is, and must now hold every invariant.
+ * - authorisation-rerun: an authorisation job run again (its worker died after settling it, before
+ *   deleting it) while a capture or cancel was in flight settled the authorisation a second time: two
+ *   holds, and the capture or void lost (or done at the processor and not shown).
+ * - ttl-restarts: the 5-day TTL restarted when an abandoned capture returned the payment to PRE_AUTHORIZED.
+ * - keyed-capture-retry-refused: a keyed capture committed by a process that died before keeping its
+ *   answer was refused 422 when retried with the same key.
+ * - abandoned-after-acting: a worker killed after the processor acted left its job looking never sent;
+ *   with status queries unavailable until the deadline, the step was abandoned (ERROR) although the
+ *   processor had authorised or captured.
  */
-export const KNOWN_FAILING_SEEDS: Readonly<Record<number, Defect>> = {
+export const REGRESSION_SEEDS: Readonly<Record<number, string>> = {
   ...Object.fromEntries([5, 17, 33, 36, 58, 77, 78, 84, 86, 88, 93, 117].map((seed) => [seed, 'authorisation-rerun'] as const)),
-  // Beyond the sweep's seeds: the first seed where the TTL restarts without defect (1) beside it.
   220: 'ttl-restarts',
   ...Object.fromEntries([35, 39, 85, 111].map((seed) => [seed, 'keyed-capture-retry-refused'] as const)),
   ...Object.fromEntries([59, 79, 100].map((seed) => [seed, 'abandoned-after-acting'] as const)),
@@ -73,21 +54,23 @@ for (const engine of ENGINES) {
       return sim;
     };
 
-    it(`holds every invariant for seeds 1 to ${SEEDS}, but the known failing ones`, async () => {
+    it(`holds every invariant for seeds 1 to ${SEEDS}`, async () => {
       const failed: SeedResult[] = [];
       for (let seed = 1; seed <= SEEDS; seed++) {
-        if (seed in KNOWN_FAILING_SEEDS) continue;
         const result = await runSeed(service(), seed);
         if (result.violations.length > 0) failed.push(result);
       }
       expect(failed, failures(failed)).toEqual([]);
     }, 600_000);
 
-    for (const [seed, defect] of Object.entries(KNOWN_FAILING_SEEDS)) {
-      it(`seed ${seed} still reproduces defect ${defect} (remove it from KNOWN_FAILING_SEEDS once fixed)`, async () => {
-        const result = await runSeed(service(), Number(seed));
-        expect(result.violations.some(DEFECTS[defect]), failures([result]) || `seed ${seed} passes now`).toBe(true);
-      }, 60_000);
-    }
+    it('holds every invariant for the regression seeds of the defects it found', async () => {
+      const failed: SeedResult[] = [];
+      for (const seed of Object.keys(REGRESSION_SEEDS).map(Number)) {
+        if (seed <= SEEDS) continue; // run by the sweep above
+        const result = await runSeed(service(), seed);
+        if (result.violations.length > 0) failed.push(result);
+      }
+      expect(failed, failures(failed)).toEqual([]);
+    }, 120_000);
   });
 }

@@ -2394,6 +2394,8 @@ export interface operations {
                             job_id: string;
                             kind: string;
                             resource_id: string | null;
+                            /** @description The card payment operation the job carries (authorise, capture or cancel); null for other jobs. */
+                            operation_id: string | null;
                             attempts: number;
                             outcome_unknown: boolean;
                             stuck_since: string | null;

@@ -1,7 +1,7 @@
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
-import { attemptOutcome, type OperationResult } from '../processor/processor';
+import { askThenSend, attemptOutcome, type OperationResult } from '../processor/processor';
 import { processorCard } from '../vault/lookup';
 import { applyOutcomes, loadOperations, outcomeStatements, type LoadedOperation } from './apply-outcome';
 import type { ProcessPaymentJob } from './payment-job';
@@ -25,8 +25,8 @@ export function processPaymentHandler(ctx: AppContext) {
     let result: OperationResult | null;
     try {
       // A first attempt cannot have reached the processor before; later ones ask it first.
-      const known = job.attempts > 1 ? await ctx.processor.status(operation.merchant_id, operation.reference, payment.method as 'CREDITCARD' | 'DEBITCARD') : null;
-      result = known ?? (await send(ctx, loaded, job.payload));
+      const ask = () => ctx.processor.status(operation.merchant_id, operation.reference, payment.method as 'CREDITCARD' | 'DEBITCARD');
+      result = await askThenSend(job.attempts > 1, ask, () => send(ctx, loaded, job.payload));
     } catch (error) {
       const outcome = attemptOutcome(error);
       if (outcome) throw new RetryLater((error as Error).message, backoffMs(job.attempts), outcome);

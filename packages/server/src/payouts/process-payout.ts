@@ -1,7 +1,7 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
-import { attemptOutcome, type OperationResult } from '../processor/processor';
+import { askThenSend, attemptOutcome, type OperationResult } from '../processor/processor';
 import { changePayoutStatus } from './change-payout-status';
 import { lockPayout, processorReference, type PayoutRecord } from './payout-record';
 
@@ -54,8 +54,7 @@ export async function processPayout(ctx: AppContext, txId: string, attempt: numb
 
   let result: OperationResult;
   try {
-    const known = started.retry ? await ctx.processor.status(started.payout.merchant_id, processorReference(txId)) : null;
-    result = known ?? (await send(ctx, started.payout));
+    result = await askThenSend(started.retry, () => ctx.processor.status(started.payout.merchant_id, processorReference(txId)), () => send(ctx, started.payout));
   } catch (error) {
     const outcome = attemptOutcome(error);
     if (outcome) throw new RetryLater((error as Error).message, backoffMs(attempt), outcome);

@@ -139,6 +139,40 @@ export function attemptOutcome(error: unknown): 'NOT_SENT' | 'UNKNOWN' | undefin
 }
 
 /**
+ * A later attempt's question about an operation failed. An earlier attempt may have reached the
+ * processor (its worker may even have died before recording anything), so whatever the question's own
+ * failure, the operation's outcome stays unknown: it is never given up as never sent.
+ */
+export class ProcessorStatusUnknownError extends ProcessorTimeoutError {
+  constructor(cause: Error) {
+    super('status');
+    this.message = `the processor could not say what became of an earlier attempt (${cause.message}); outcome unknown`;
+    this.name = 'ProcessorStatusUnknownError';
+  }
+}
+
+/**
+ * An operation's attempt: on a retry (an earlier attempt may have reached the processor), first ask the
+ * processor whether it knows the operation and answer that; otherwise, or when it does not know it,
+ * send it. A failed question is ProcessorStatusUnknownError (the outcome is unknown), so only a send
+ * that was refused before reaching the processor counts as never sent.
+ * @example const result = await askThenSend(job.attempts > 1, () => processor.status(merchantId, reference), () => processor.capture(input));
+ */
+export async function askThenSend(retry: boolean, ask: () => Promise<OperationResult | null>, send: () => Promise<OperationResult>): Promise<OperationResult> {
+  if (retry) {
+    let known: OperationResult | null;
+    try {
+      known = await ask();
+    } catch (error) {
+      if (error instanceof ProcessorUnavailableError) throw new ProcessorStatusUnknownError(error);
+      throw error;
+    }
+    if (known) return known;
+  }
+  return send();
+}
+
+/**
  * The processor accepted the operation and will settle it later (by notification); until then its
  * outcome is unknown, exactly as after a timeout, and callers ask `status(reference)` again later.
  */
