@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database';
+import type { PaymentFeesTable } from '../db/tables/payments';
 import { eventsInsertFrom } from '../events/outbox';
 import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { journalRows, ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
@@ -36,14 +37,7 @@ export interface OperationOutcome {
   at: Date;
 }
 
-interface FeeLine {
-  payment_token: string;
-  merchant_id: string;
-  fee_type: string;
-  payer: string;
-  amount_minor: bigint;
-  currency: string;
-}
+type FeeLine = Omit<Selectable<PaymentFeesTable>, 'id'>;
 
 /** Everything one answer writes: the operation's final row, the payment as it will be, its fees (when they change) and journals. */
 interface DescribedOutcome {
@@ -255,32 +249,38 @@ export async function loadOperations(db: Db, operationIds: readonly string[]): P
     .execute();
   const loaded = new Map<string, LoadedOperation>();
   for (const row of rows) {
-    const { __clock_offset_ms: clockOffsetMs, __card_key_id: keyId, __card_number_ciphertext: numberCiphertext, __card_exp_month: expMonth } = row;
-    const { __card_exp_year: expYear, __card_holder_name: holderName, __card_scheme: scheme } = row;
-    const operation = {
-      id: row.__op_id,
-      payment_token: row.payment_token,
-      merchant_id: row.merchant_id,
-      kind: row.__op_kind,
-      status: row.__op_status,
-      amount_minor: row.__op_amount_minor,
-      reference: row.__op_reference,
-      reason: row.__op_reason,
-      processor_id: row.__op_processor_id,
-      result_code: row.__op_result_code,
-      result_description: row.__op_result_description,
-      idempotency_key: row.__op_idempotency_key,
-      requested_at: row.__op_requested_at,
-      approved_at: row.__op_approved_at,
-      declined_at: row.__op_declined_at,
-      failed_at: row.__op_failed_at,
-    } as OperationRow;
-    const payment = Object.fromEntries(Object.entries(row).filter(([column]) => !column.startsWith('__'))) as PaymentRow;
+    // Destructured, not filtered: this runs for every operation the worker settles.
+    const {
+      __clock_offset_ms: clockOffsetMs,
+      __op_id: id,
+      __op_kind: kind,
+      __op_status: status,
+      __op_amount_minor: amount_minor,
+      __op_reference: reference,
+      __op_reason: reason,
+      __op_processor_id: processor_id,
+      __op_result_code: result_code,
+      __op_result_description: result_description,
+      __op_idempotency_key: idempotency_key,
+      __op_requested_at: requested_at,
+      __op_approved_at: approved_at,
+      __op_declined_at: declined_at,
+      __op_failed_at: failed_at,
+      __card_key_id: keyId,
+      __card_number_ciphertext: numberCiphertext,
+      __card_exp_month: expMonth,
+      __card_exp_year: expYear,
+      __card_holder_name: holderName,
+      __card_scheme: scheme,
+      ...payment
+    } = row;
+    const { payment_token, merchant_id } = payment;
+    const operation = { id, payment_token, merchant_id, kind, status, amount_minor, reference, reason, processor_id, result_code, result_description, idempotency_key, requested_at, approved_at, declined_at, failed_at } as OperationRow;
     const card: ProcessorCardRow | undefined =
       keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
         ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
         : undefined;
-    loaded.set(operation.id, { operation, payment, card, clockOffsetMs });
+    loaded.set(id, { operation, payment: payment as PaymentRow, card, clockOffsetMs });
   }
   return operationIds.map((id) => loaded.get(id));
 }

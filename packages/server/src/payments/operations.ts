@@ -12,8 +12,9 @@ import type { OperationKind, OperationStatus } from './states';
  * a card payment (authorise, capture, cancel) is a row of `payment_operations` with its own status
  * (payments/states.ts OPERATION_STATES), its amount, Colibri's reference for the processor, the
  * processor's answer and a time per final status. It is written with its job, in the transaction that
- * asks for it, and at most one is REQUESTED per payment (a unique index), so the payment's PROCESSING
- * always names one operation. The job names the operation, and settling it is guarded on the
+ * asks for it, and at most one is REQUESTED per payment: asking for one moves the payment to PROCESSING
+ * under its row lock (capture.ts, cancel.ts, create-payment.ts), and only an answer moves it out, so
+ * the payment's PROCESSING always names one operation. The job names the operation, and settling it is guarded on the
  * operation (apply-outcome.ts): a job that runs again after its operation is final changes nothing.
  * The job's unique key is the operation's processor reference, which is how a connector's notification
  * about that reference finds the job waiting on it (connectors/operations.ts wakeWaitingJob).

@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database';
-import { migrateToLatest } from '../../src/db/migrate';
-import { adminQuery, testDatabaseUrl } from '../postgres-admin';
+import { createTestDatabase, type TestDatabase } from '../harness';
 import { replayCommand, runSeed, type SeedResult } from './run';
 import { startSimService } from './service';
 
@@ -24,26 +21,10 @@ const { values } = parseArgs({
 const engine = values.engine;
 if (engine !== 'pglite' && engine !== 'postgres') throw new Error(`--engine pglite|postgres, not ${engine}`);
 
-async function open(): Promise<{ handle: DatabaseHandle; url: string | undefined; drop: () => Promise<void> }> {
-  if (engine === 'pglite') {
-    const handle = await openDatabase({ engine: 'pglite' });
-    await migrateToLatest(handle.db);
-    return { handle, url: undefined, drop: () => handle.close() };
-  }
-  if (!process.env.TEST_DATABASE_URL) throw new Error('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
-  const name = `colibri_sim_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`create database ${name}`);
-  const url = testDatabaseUrl(name);
-  const handle = await openDatabase({ engine: 'postgres', url, poolSize: 10 });
-  await migrateToLatest(handle.db);
-  return {
-    handle,
-    url,
-    drop: async () => {
-      await handle.close();
-      await adminQuery(`drop database if exists ${name} with (force)`);
-    },
-  };
+/** The run's database: the harness's own (test/harness.ts), migrated from empty outside vitest's run. */
+async function open(): Promise<TestDatabase> {
+  if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) throw new Error('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
+  return createTestDatabase(engine as 'pglite' | 'postgres');
 }
 
 function report(result: SeedResult, verbose: boolean): void {
