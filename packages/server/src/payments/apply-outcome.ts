@@ -85,7 +85,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
     patch = { ...patch, merchant_fees_minor: 0n, customer_fees_minor: 0n };
     fees = [];
   }
-  const after: PaymentRow = { ...payment, ...patch, ...error, pending_capture_minor: null, status: to, updated_at: at, ...stampOf(PAYMENT_STATES, to, at, payment) };
+  const after: PaymentRow = { ...payment, ...patch, ...error, status: to, updated_at: at, ...stampOf(PAYMENT_STATES, to, at, payment) };
   if (operation.kind === 'authorize' && to === 'PRE_AUTHORIZED') journals.push(holdJournal(after, at, 1n, 'authorization'));
   if (to === 'PAID') journals.push(captureJournal(after, at));
   return {
@@ -149,7 +149,7 @@ export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[
     updated as (
       update payments as p set
         status = o.status, updated_at = o.updated_at, processor_id = o.processor_id,
-        authorized_minor = o.authorized_minor, captured_minor = o.captured_minor, pending_capture_minor = o.pending_capture_minor,
+        authorized_minor = o.authorized_minor, captured_minor = o.captured_minor,
         merchant_fees_minor = o.merchant_fees_minor, customer_fees_minor = o.customer_fees_minor,
         error_code = o.error_code, error_description = o.error_description,
         pre_authorized_at = o.pre_authorized_at, paid_at = o.paid_at, canceled_at = o.canceled_at, failed_at = o.failed_at
@@ -190,7 +190,6 @@ const SETTLED_COLUMNS = [
   'processor_id',
   'authorized_minor',
   'captured_minor',
-  'pending_capture_minor',
   'merchant_fees_minor',
   'customer_fees_minor',
   'error_code',
