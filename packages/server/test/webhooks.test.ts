@@ -42,6 +42,24 @@ function path(name: string): string {
 }
 
 /** Records an event the way a domain does, in a transaction, and wakes the worker as a domain does after committing. */
+/** An event whose one delivery is pending, its next attempt a day away from the moment it is recorded. */
+async function recordHeld(service: TestService, merchant: TestMerchant, url: string) {
+  const resourceId = `res-${randomBytes(4).toString('hex')}`;
+  const id = await service.ctx.db.transaction().execute(async (trx) => {
+    const eventId = await recordEvent(trx, {
+      merchantId: merchant.merchant_id,
+      type: 'payment.status_changed',
+      resourceType: 'payment',
+      resourceId,
+      data: { payment_token: resourceId, reference_id: 'order-1', status: 'PAID' },
+      notificationUrls: [url],
+    });
+    await trx.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() + 86_400_000) }).where('event_id', '=', eventId).execute();
+    return eventId;
+  });
+  return { id, resourceId };
+}
+
 async function record(service: TestService, merchant: TestMerchant, urls: string[], data: Record<string, unknown> = {}, type: EventType = 'payment.status_changed') {
   const resourceId = `res-${randomBytes(4).toString('hex')}`;
   const id = await service.ctx.db.transaction().execute((trx) =>
@@ -168,14 +186,14 @@ describeEachEngine(
       const delivered = await record(service(), m, [`${receiver.url}${up}`]);
       const failed = await record(service(), m, [`${receiver.url}${down}`]);
       const skipped = await record(service(), m, []);
-      const pending = await record(service(), m, [`${receiver.url}${down}`]);
+      // Still being retried: its next attempt is a day away, set in the transaction that records it, so no
+      // attempt of it can be in flight when the purge runs.
+      const pending = await recordHeld(service(), m, `${receiver.url}${down}`);
       const recent = await record(service(), m, [`${receiver.url}${up}`]);
       await waitForEvent(service(), m, delivered.id, (e) => e.status === 'delivered');
       await waitForEvent(service(), m, recent.id, (e) => e.status === 'delivered');
       await waitForEvent(service(), m, failed.id, (e) => e.status === 'failed', RETRY_WINDOW_MS + 8_000);
       const db = service().ctx.db;
-      // Still being retried: its next attempt is a day away.
-      await db.updateTable('webhook_deliveries').set({ status: 'PENDING', next_attempt_at: new Date(Date.now() + 86_400_000), failed_at: null }).where('event_id', '=', pending.id).execute();
       const old = [delivered.id, failed.id, skipped.id, pending.id];
       await sql`update events set created_at = now() - interval '100 days' where id = any(${old}::uuid[])`.execute(db);
       const attemptsBefore = await db.selectFrom('webhook_attempts').select('event_id').where('event_id', 'in', [delivered.id, failed.id]).execute();
