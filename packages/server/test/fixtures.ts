@@ -93,3 +93,15 @@ export async function operationJobs(db: Db, paymentToken: string) {
     .orderBy('id')
     .execute();
 }
+
+/**
+ * Makes a finished keyed request look as if its process died after its effect committed, before its
+ * answer was stored: the key's claim is left in progress, its lease lapsed, so a retry takes it over.
+ */
+export async function crashAfterCommit(db: Db, key: string): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'IN_PROGRESS', response_status: null, response_body: null, lease_until: new Date(Date.now() - 1000), owner: 'a-dead-process' })
+    .where('key', '=', key)
+    .execute();
+}

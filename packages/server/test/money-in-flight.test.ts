@@ -3,7 +3,7 @@ import { RetryLater, type Job } from '../src/jobs/queue';
 import { processPaymentHandler, processPaymentJob } from '../src/payments/process-payment';
 import { PROCESS_PAYMENT_JOB, type ProcessPaymentJob } from '../src/payments/payment-job';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
-import { customerWithCard, operationWithoutJob, paymentBody, settled, waitForStatus } from './fixtures';
+import { crashAfterCommit, customerWithCard, operationWithoutJob, paymentBody, settled, waitForStatus } from './fixtures';
 
 /**
  * The three money defects that the operation record (payments/operations.ts) removes, each caused for
@@ -119,18 +119,14 @@ describeEachEngine('money in flight', (service) => {
     expect(first.status, first.text).toBe(200);
     await waitForStatus(service(), m, token, settled);
     // The process died after its effect committed and before its answer was stored: the key's claim lapses.
-    await service()
-      .ctx.db.updateTable('idempotency_keys')
-      .set({ state: 'IN_PROGRESS', response_status: null, response_body: null, lease_until: new Date(Date.now() - 1000), owner: 'a-dead-process' })
-      .where('key', '=', key)
-      .execute();
+    await crashAfterCommit(service().ctx.db, key);
     const retry = await service().post(`/checkout/${token}/${verb}`, body, { token: m.token, headers: { 'idempotency-key': key } });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body).toMatchObject({ payment_token: token, transaction_status: 'PROCESSING' });
     expect((await operations(service(), token)).filter((o) => o.kind === verb)).toHaveLength(1);
     // The same key for another amount is another request.
     if (verb === 'capture') {
-      await service().ctx.db.updateTable('idempotency_keys').set({ state: 'IN_PROGRESS', response_status: null, response_body: null, lease_until: new Date(Date.now() - 1000), owner: 'a-dead-process' }).where('key', '=', key).execute();
+      await crashAfterCommit(service().ctx.db, key);
       const other = await service().post(`/checkout/${token}/capture`, { amount: 41 }, { token: m.token, headers: { 'idempotency-key': key } });
       expect(other.status).toBe(422);
       expect(other.body.errors[0].code).toBe('00.06.0001');

@@ -4,7 +4,7 @@ import { JobWorker, RetryLater, enqueue, enqueueMany, type Job } from '../src/jo
 import { assertMove, IllegalMoveError } from '../src/lib/state-machine';
 import { PAYOUT_STATES } from '../src/payouts/states';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
-import { customerWithCard, operationJobs, paymentBody, settled, waitForStatus } from './fixtures';
+import { crashAfterCommit, customerWithCard, operationJobs, paymentBody, settled, waitForStatus } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestService } from './harness';
 import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 import { SETTLE_REFUND_JOB } from '../src/refunds/settle-refund';
@@ -101,15 +101,6 @@ describeEachEngine(
 );
 
 describeEachEngine('idempotency after a crash', (service) => {
-  /** Makes a finished keyed request look as if its process died after its effect committed, before its answer was stored. */
-  async function crashAfterCommit(key: string) {
-    await service()
-      .ctx.db.updateTable('idempotency_keys')
-      .set({ state: 'IN_PROGRESS', response_status: null, response_body: null, lease_until: new Date(Date.now() - 1000), owner: 'a-dead-process' })
-      .where('key', '=', key)
-      .execute();
-  }
-
   it('answers a retry with the payment the first run committed, once its lease lapsed', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
@@ -117,7 +108,7 @@ describeEachEngine('idempotency after a crash', (service) => {
     const body = paymentBody(m, ids, { reference_id: key });
     const first = await service().post('/checkout/sendPayment', body, { token: m.token, headers: { 'idempotency-key': key } });
     expect(first.status, first.text).toBe(200);
-    await crashAfterCommit(key);
+    await crashAfterCommit(service().ctx.db, key);
     const retry = await service().post('/checkout/sendPayment', body, { token: m.token, headers: { 'idempotency-key': key } });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.payment_token).toBe(first.body.payment_token);
@@ -138,7 +129,7 @@ describeEachEngine('idempotency after a crash', (service) => {
     // claimed the key and died before its insert, leaving a claim nobody renews and no payment.
     const first = await service().post('/checkout/sendPayment', body, { token: m.token, headers: { 'idempotency-key': key } });
     await service().ctx.db.updateTable('payments').set({ idempotency_key: null, reference_id: `${key}-disowned` }).where('payment_token', '=', first.body.payment_token).execute();
-    await service().ctx.db.updateTable('idempotency_keys').set({ state: 'IN_PROGRESS', response_status: null, response_body: null, lease_until: new Date(Date.now() - 1000), owner: 'a-dead-process' }).where('key', '=', key).execute();
+    await crashAfterCommit(service().ctx.db, key);
     const retry = await service().post('/checkout/sendPayment', body, { token: m.token, headers: { 'idempotency-key': key } });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.payment_token).not.toBe(first.body.payment_token);
