@@ -28,6 +28,7 @@ import { registerCheckoutPageRoutes } from './checkout-page/routes';
 import { registerPaymentRoutes } from './payments/routes';
 import { registerPaymentDetailsRoutes } from './payment-details/routes';
 import { registerRefundRoutes } from './refunds/routes';
+import { registerDisputeRoutes } from './disputes/routes';
 import { registerPayoutRoutes } from './payouts/routes';
 import { registerReportRoutes } from './reports/routes';
 import type { Background } from './background';
@@ -146,6 +147,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerCheckoutRoutes(app, ctx);
   registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
+  registerDisputeRoutes(app, ctx);
   registerPayoutRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);
   registerThreeDsRoutes(app, ctx);

@@ -12,6 +12,9 @@ import { PROCESS_PAYMENT_JOB } from './payments/payment-job';
 import { processPaymentJob } from './payments/process-payment';
 import { PROCESS_PAYOUT_JOB, processPayoutJob } from './payouts/process-payout';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './refunds/settle-refund';
+import { DISPUTE_NOTICE_JOB } from './connectors/dispute-notices';
+import { disputeNoticeJob } from './disputes/apply-notices';
+import { sweepDisputes } from './disputes/sweep-disputes';
 import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from './subscriptions/sweep';
 import { secureSigningSecrets } from './webhooks/signing-secrets';
 
@@ -28,6 +31,8 @@ export function jobHandlers(ctx: AppContext): Map<string, JobKind> {
     [PROCESS_PAYOUT_JOB, processPayoutJob(ctx)],
     // A payment's status change, told to its checkout session (checkout/payment-changed.ts).
     [PAYMENT_CHANGED_JOB, paymentChangedJob(ctx)],
+    // A processor's word about a dispute, kept by its connector (disputes/apply-notices.ts).
+    [DISPUTE_NOTICE_JOB, disputeNoticeJob(ctx)],
   ]);
 }
 
@@ -45,6 +50,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'checkout-sweep', everyMs: 2_000, run: async () => void (await sweepCheckouts(ctx)) },
     // Due subscription periods, due attempts and retries, and settled attempts (subscriptions/sweep.ts).
     { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) },
+    // Dispute deadlines (LOST), their 48-hour warnings, and the sandbox's chargebacks (disputes/sweep-disputes.ts).
+    { name: 'disputes', everyMs: 5_000, run: async () => void (await sweepDisputes(ctx)) },
     // PIX charges issued by a PSP and still open: read back when no notification came (checkout/pix-charges.ts).
     { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).

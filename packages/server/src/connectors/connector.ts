@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { OutcomeCode } from '../processor/outcome-codes';
+import type { DisputeActions } from './dispute-notices';
 import type { OperationResult, PaymentMethodName, Processor } from '../processor/processor';
 
 /**
@@ -11,6 +12,8 @@ import type { OperationResult, PaymentMethodName, Processor } from '../processor
  */
 export interface Connector extends Processor {
   readonly id: string;
+  /** Present when the provider reports disputes and takes defences (connectors/dispute-notices.ts). */
+  readonly disputes?: DisputeActions;
 }
 
 export interface DoctorCheck {

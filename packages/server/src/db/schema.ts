@@ -9,6 +9,7 @@ import type { ThreeDsTables } from './tables/three-ds';
 import type { SubscriptionTables } from './tables/subscriptions';
 import type { WebhookTables } from './tables/webhooks';
 import type { DashboardTables } from './tables/dashboard';
+import type { DisputeTables } from './tables/disputes';
 
 /**
  * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
@@ -188,7 +189,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables {
+export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

@@ -9,12 +9,13 @@ export type EventType =
   | 'checkout.status_changed'
   | 'refund.status_changed'
   | 'payout.status_changed'
-  | 'subscription_charge.status_changed';
+  | 'subscription_charge.status_changed'
+  | 'dispute.status_changed';
 
 export interface NewEvent {
   merchantId: string;
   type: EventType;
-  resourceType: 'payment' | 'checkout' | 'refund' | 'payout' | 'subscription_charge';
+  resourceType: 'payment' | 'checkout' | 'refund' | 'payout' | 'subscription_charge' | 'dispute';
   resourceId: string;
   data: Record<string, unknown>;
   /** Where the callback goes: the resource's notification_url (and the checkout's own URL). */

@@ -20,6 +20,9 @@ export const FeePlanSchema = Type.Object({
   payments: Type.Array(FeeRuleSchema, { maxItems: 10 }),
   installment_interest_ppm: Type.Integer({ minimum: 0, maximum: 100_000, description: 'customer interest per installment beyond the first' }),
   payouts: Type.Array(FeeRuleSchema, { maxItems: 10 }),
+  dispute_fee_minor: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'charged to the merchant when a chargeback takes money back, in minor units of the payment currency (default 1500)' }),
+  ),
 });
 
 export type FeeRule = Static<typeof FeeRuleSchema>;
@@ -34,7 +37,17 @@ export const DEFAULT_FEE_PLAN: FeePlan = {
   ],
   installment_interest_ppm: 0,
   payouts: [{ type: 'SERVICE_FEE', payer: 'MERCHANT', ppm: 10_000, fixed_minor: 0 }],
+  dispute_fee_minor: 1_500,
 };
+
+/**
+ * The fee a chargeback charges the merchant, in minor units of the disputed payment's currency: the
+ * plan's, or the default for a plan saved before disputes had one.
+ * @example disputeFeeMinor(DEFAULT_FEE_PLAN) // 1500n
+ */
+export function disputeFeeMinor(plan: FeePlan): bigint {
+  return BigInt(plan.dispute_fee_minor ?? DEFAULT_FEE_PLAN.dispute_fee_minor ?? 0);
+}
 
 /**
  * The fee rules a payment keeps from its merchant's plan (its `fee_rules` column, one JSON object), so

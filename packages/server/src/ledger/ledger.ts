@@ -14,6 +14,9 @@ import { jsonParameter } from '../lib/json';
  * - `merchant_payable`: what we owe the merchant.
  * - `fee_revenue`: fees earned (merchant and customer fees).
  * - `payout_clearing`: money sent to payout recipients.
+ * - `disputes_held`: money a chargeback took back from the merchant while its dispute is open (credit);
+ *   a won dispute gives it back to `merchant_payable`, a lost one leaves it with the processor
+ *   (`processor_receivable`), so it is zero for every closed dispute (disputes/dispute-money.ts).
  */
 export type LedgerAccount =
   | 'card_authorizations'
@@ -21,7 +24,8 @@ export type LedgerAccount =
   | 'processor_receivable'
   | 'merchant_payable'
   | 'fee_revenue'
-  | 'payout_clearing';
+  | 'payout_clearing'
+  | 'disputes_held';
 
 export interface JournalLine {
   account: LedgerAccount;

@@ -4,7 +4,7 @@
  * (`npm run docs:errors`) and a test fails when the two differ.
  *
  * Codes follow the spec's `NN.NN.NNNN` form. The first pair names the area (00 shared, 01 refunds,
- * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard), the second the family, and the last
+ * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard, 09 disputes), the second the family, and the last
  * four the rule. The spec's own codes keep their numbers.
  */
 export interface ErrorDefinition {
@@ -123,6 +123,7 @@ export const ERRORS = define({
   BANK_ACCOUNT_INVALID: { code: '01.05.0038', status: 400, description: 'A bank-account field of a BOLETO refund is invalid; the description names it.' },
   CLABE_REQUIRED: { code: '01.05.0039', status: 400, description: 'OXXO, PAYNET and SPEI refunds need bank_code and clabe.' },
   CLABE_INVALID: { code: '01.05.0040', status: 400, description: 'clabe: must be 18 digits with a valid check digit.' },
+  REFUND_AMOUNT_DISPUTED: { code: '01.05.0041', status: 400, description: 'amount: part of it is held by a dispute of the payment; only what no dispute holds can be refunded (docs/disputes.md).' },
 
   // 02 — payouts (docs/payouts.md). 02.01: one code per validation rule of payouts/validation/rules.ts,
   // numbered in the order the rules are checked; payouts/payout-errors.ts maps each rule to its code.
@@ -262,6 +263,17 @@ export const ERRORS = define({
   WEBHOOK_DATE_RANGE_INVALID: { code: '07.01.0004', status: 400, description: 'created_from: must not be later than created_to.' },
   // 07.02 — callback targets given at input (docs/callbacks.md, "Where callbacks may go").
   CALLBACK_TARGET_REFUSED: { code: '07.02.0001', status: 400, description: 'The notification URL points at a loopback, private, link-local or metadata address, which live mode never calls (unless the host is in COLIBRI_CALLBACK_ALLOW_HOSTS).' },
+
+  // 09 — disputes (docs/disputes.md). 09.01: lookups; 09.02: evidence and responses; 09.03: amounts; 09.04: the processor.
+  DISPUTE_NOT_FOUND: { code: '09.01.0001', status: 404, description: "dispute_id: no dispute of this merchant has this id (another merchant's is not found either)." },
+  DISPUTE_RESPONSE_CLOSED: { code: '09.02.0001', status: 409, description: 'The dispute no longer takes evidence or a response: it was submitted, accepted or decided.' },
+  DISPUTE_EVIDENCE_REQUIRED: { code: '09.02.0002', status: 400, description: 'evidence: add at least one file or text field before submitting.' },
+  DISPUTE_FILE_TYPE: { code: '09.02.0003', status: 415, description: 'file: is not a PDF, JPEG or PNG file by its content (its name and declared type are not trusted).' },
+  DISPUTE_FILE_TOO_LARGE: { code: '09.02.0004', status: 413, description: 'file: is larger than 5 MB.' },
+  DISPUTE_EVIDENCE_TOO_LARGE: { code: '09.02.0005', status: 413, description: "file: the dispute's files would exceed 10 MB together." },
+  DISPUTE_FILE_MISSING: { code: '09.02.0006', status: 400, description: 'file: a multipart upload needs one non-empty part named file.' },
+  DISPUTE_AMOUNT_EXCEEDS_DISPUTABLE: { code: '09.03.0001', status: 422, description: 'amount: a dispute cannot exceed what was captured less what was refunded and what other disputes hold.' },
+  DISPUTE_PROCESSOR_REFUSED: { code: '09.04.0001', status: 502, description: 'The processor refused the defence or the acceptance; the description gives its reason.' },
 
   // 08 — the merchant dashboard (docs/dashboard.md). 08.01: its session.
   DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },

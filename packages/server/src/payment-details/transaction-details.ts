@@ -16,11 +16,12 @@ import { exponentOf } from '../lib/currencies';
 import { isUuid } from '../lib/identifiers';
 import { processRegistry } from '../metrics/process-registry';
 import { TransactionDetailsResponse } from '../payments/schemas';
+import { OPEN_DISPUTE_STATUSES } from '../disputes/states';
 
 /**
  * The version of everything a payment's details are made of: the transaction id (`xmin`) that wrote
- * the current version of each aggregate the answer reads: the payment, its person, its card and each of
- * its refunds. PostgreSQL gives every new version of a row a new `xmin` (taking a row lock does not), and
+ * the current version of each aggregate the answer reads: the payment, its person, its card, each of
+ * its refunds and each of its disputes. PostgreSQL gives every new version of a row a new `xmin` (taking a row lock does not), and
  * an added refund lengthens the list, so any committed change to what the answer shows changes the
  * stamp, whichever process or path wrote it, with nothing to remember to bump.
  *
@@ -30,7 +31,8 @@ import { TransactionDetailsResponse } from '../payments/schemas';
  * over every path that writes them.
  */
 const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
-    '/', (select string_agg(r.xmin::text, ',' order by r.refund_id) from refunds as r where r.payment_token = p.payment_token))`;
+    '/', (select string_agg(r.xmin::text, ',' order by r.refund_id) from refunds as r where r.payment_token = p.payment_token),
+    '/', (select string_agg(d.xmin::text, ',' order by d.dispute_id) from disputes as d where d.payment_token = p.payment_token))`;
 
 /**
  * Everything transaction details shows, for many payments in one statement: the payment with its
@@ -55,7 +57,9 @@ select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, 
        'refund_id', r.refund_id::text, 'created_at_ms', floor(extract(epoch from r.created_at) * 1000)::bigint::text, 'status', r.status,
        'amount_minor', r.amount_minor::text, 'currency', r.currency, 'error_code', r.error_code, 'error_description', r.error_description)
      order by r.refund_id), '[]')
-     from refunds as r where r.payment_token = p.payment_token) as refunds
+     from refunds as r where r.payment_token = p.payment_token) as refunds,
+  (select json_build_object('dispute_id', d.dispute_id, 'status', d.status)
+     from disputes as d where d.payment_token = p.payment_token order by d.created_at desc, d.dispute_id limit 1) as dispute
 from payments as p
 left join persons as per on per.id = p.person_id
 left join cards as c on c.id = p.card_id
@@ -98,6 +102,8 @@ type DetailsRow = Pick<
   fees: { fee_type: string; payer: string; amount_minor: string; currency: string }[];
   history: { status: string; at_ms: string }[];
   refunds: { refund_id: string; created_at_ms: string; status: string; amount_minor: string; currency: string; error_code: string | null; error_description: string | null }[];
+  /** The payment's latest dispute, if it has one. */
+  dispute: { dispute_id: string; status: string } | null;
 };
 
 /** The stamps and owners of many payments, through the same indexes as the details statement, without building any JSON. */
@@ -242,7 +248,8 @@ function presentDetails(payment: DetailsRow) {
       expiration_date: payment.expires_at ? formatDateTime(payment.expires_at) : null,
       end_to_end_id: payment.end_to_end_id,
       subscription_id: payment.subscription_id,
-      flags: [] as string[],
+      // DISPUTED while a dispute of the payment waits for a response or a ruling (docs/disputes.md).
+      flags: payment.dispute && OPEN_DISPUTE_STATUSES.includes(payment.dispute.status as never) ? ['DISPUTED'] : [],
     },
     fee_info: {
       total_fee_values: money(merchantFeesMinor + customerFeesMinor),
@@ -261,8 +268,8 @@ function presentDetails(payment: DetailsRow) {
         },
       })),
     },
-    // Colibri has no disputes yet, so no payment has a dispute id.
-    other_info: { dispute_id: null },
+    // The payment's latest dispute, open or closed (GET /disputes/<dispute_id>).
+    other_info: { dispute_id: payment.dispute?.dispute_id ?? null },
     transaction_history: payment.history.map((h) => ({ status: h.status, timestamp: formatDateTime(new Date(Number(h.at_ms))) })),
     // Beyond the spec's groups: the payment's refunds, oldest first (docs/refunds.md), as GET /refund/<id> shows them.
     refunds: payment.refunds.map((r) =>

@@ -79,12 +79,26 @@ export async function requestRefund(ctx: AppContext, merchantId: string, input: 
       .executeTakeFirstOrThrow();
     const total = payment.captured_minor + payment.customer_fees_minor;
     const refundable = total - payment.refunded_minor - BigInt(pending.total);
+    // What disputes hold or took (all but won ones; a MED devolução is a refund already) cannot be refunded
+    // as well: the customer would get it back twice (docs/disputes.md, "Refunds of a disputed payment").
+    const disputed = await trx
+      .selectFrom('disputes')
+      .select(sql<string>`coalesce(sum(amount_minor), 0)`.as('total'))
+      .where('payment_token', '=', payment.payment_token)
+      .where('merchant_id', '=', merchantId)
+      .where('status', '<>', 'WON')
+      .where('refund_id', 'is', null)
+      .executeTakeFirstOrThrow();
+    const undisputed = refundable - BigInt(disputed.total);
     const requested = input.amount === undefined ? undefined : readAmount(input.amount, payment.currency);
     if (requested && !requested.ok) throw new ApiError('FIELD_FORMAT', `amount: has more decimals than ${payment.currency} allows.`);
-    const amount = requested?.minor ?? refundable;
+    const amount = requested?.minor ?? undisputed;
     const failures: RefundFailure[] = [];
-    if (amount <= 0n || amount > refundable) {
-      failures.push({ key: 'REFUND_AMOUNT_EXCEEDS_REFUNDABLE', description: `amount: must be less than or equal to the amount still refundable (${formatAmount(refundable > 0n ? refundable : 0n, exponentOf(payment.currency))}).` });
+    const money = (minor: bigint) => formatAmount(minor > 0n ? minor : 0n, exponentOf(payment.currency));
+    if (BigInt(disputed.total) > 0n && (amount > undisputed || amount <= 0n) && amount <= refundable) {
+      failures.push({ key: 'REFUND_AMOUNT_DISPUTED', description: `amount: ${money(BigInt(disputed.total))} of the payment is held by a dispute; at most ${money(undisputed)} can be refunded.` });
+    } else if (amount <= 0n || amount > refundable) {
+      failures.push({ key: 'REFUND_AMOUNT_EXCEEDS_REFUNDABLE', description: `amount: must be less than or equal to the amount still refundable (${money(refundable)}).` });
     } else if (!rules.partial && amount !== total) {
       failures.push({ key: 'PARTIAL_REFUND_NOT_ALLOWED', description: `amount: ${payment.method} payments are refunded whole only.` });
     }

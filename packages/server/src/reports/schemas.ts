@@ -1,3 +1,4 @@
+import { PageSchema } from '../http/page';
 import { Type, type TSchemaOptions } from 'typebox';
 import { StringEnum, withError } from '../http/schema-kit';
 import { MAX_PAGE, PAGE_SIZE } from './list-reports';
@@ -123,31 +124,7 @@ export const ReportResponse = Type.Object(
   { title: 'Report' },
 );
 
-const Sort = Type.Object({ empty: Type.Boolean(), sorted: Type.Boolean(), unsorted: Type.Boolean() });
-
-export const ReportPageResponse = Type.Object(
-  {
-    content: Type.Array(ReportResponse),
-    pageable: Type.Object({
-      sort: Sort,
-      offset: Type.Integer(),
-      pageSize: Type.Integer(),
-      pageNumber: Type.Integer(),
-      paged: Type.Boolean(),
-      unpaged: Type.Boolean(),
-    }),
-    last: Type.Boolean(),
-    totalPages: Type.Integer(),
-    totalElements: Type.Integer(),
-    first: Type.Boolean(),
-    size: Type.Integer(),
-    number: Type.Integer(),
-    sort: Sort,
-    numberOfElements: Type.Integer(),
-    empty: Type.Boolean(),
-  },
-  { title: 'ReportPage' },
-);
+export const ReportPageResponse = PageSchema(ReportResponse, 'ReportPage');
 
 export const ListReportsQuery = Type.Object({
   size: Type.Integer({ minimum: 1, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default, description: `reports per page, at most ${PAGE_SIZE.max}` }),

@@ -9,6 +9,8 @@ import { errorResponses, StringEnum } from '../http/schema-kit';
 import { PROCESSOR_OPERATIONS } from '../processor/processor';
 import { setProcessorFault } from './processor-faults';
 import { assertSandboxOnly } from '../processor/live-mode';
+import { closeSandboxDispute, openSandboxDispute } from '../disputes/sandbox-disputes';
+import { DisputeItem } from '../disputes/schemas';
 
 const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
 
@@ -86,5 +88,39 @@ export function registerSandboxRoutes(app: App, ctx: AppContext, background: Bac
       const { operation, fault, times } = request.body;
       return setProcessorFault(ctx.db, principalOf(request).merchantId, operation, fault, times);
     },
+  );
+
+  app.post(
+    '/sandbox/payments/:payment_token/dispute',
+    {
+      schema: {
+        summary: 'The acquirer disputes a paid payment',
+        description: 'Opens a dispute now (NEEDS_RESPONSE, 7 days to answer): a CHARGEBACK holds the amount and charges the dispute fee, an INQUIRY moves no money (docs/disputes.md).',
+        tags: ['Sandbox'],
+        params: Type.Object({ payment_token: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({
+          amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'absent: all that can still be disputed' })),
+          reason_code: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'a network reason code; 10.4 (fraud) when absent' })),
+          stage: Type.Optional(StringEnum(['INQUIRY', 'CHARGEBACK'] as const)),
+        }),
+        response: { 200: DisputeItem, ...errorResponses(400, 401, 404, 422) },
+      },
+    },
+    async (request) => openSandboxDispute(ctx, principalOf(request).merchantId, request.params.payment_token, request.body ?? {}),
+  );
+
+  app.post(
+    '/sandbox/disputes/:dispute_id/close',
+    {
+      schema: {
+        summary: 'The acquirer rules on a dispute under review',
+        description: 'WON gives the held amount back to the merchant; LOST leaves it with the processor.',
+        tags: ['Sandbox'],
+        params: Type.Object({ dispute_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ outcome: StringEnum(['WON', 'LOST'] as const) }),
+        response: { 200: DisputeItem, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => closeSandboxDispute(ctx, principalOf(request).merchantId, request.params.dispute_id, request.body.outcome),
   );
 }

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'refund.status_changed',
   'payout.status_changed',
   'subscription_charge.status_changed',
+  'dispute.status_changed',
 ] as const;
 
 /** An event's callback state: `skipped` when its resource named no notification URL. */

@@ -24,6 +24,7 @@ import * as threeDsChallengeFailedAt from './0027-three-ds-challenge-failed-at';
 import * as callbackFanout from './0028-callback-fanout';
 import * as paymentOperations from './0029-payment-operations';
 import * as checkoutTold from './0030-checkout-told';
+import * as disputes from './0031-disputes';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0028-callback-fanout': callbackFanout,
   '0029-payment-operations': paymentOperations,
   '0030-checkout-told': checkoutTold,
+  '0031-disputes': disputes,
 };

@@ -19,3 +19,7 @@ export type {
   ExpiryResult,
   ParseCardNumberResult,
 } from './card-number';
+
+// Card networks' dispute reason codes and their categories.
+export { disputeReason } from './dispute-reasons';
+export type { ReasonCategory } from './dispute-reasons';
