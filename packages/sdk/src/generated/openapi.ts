@@ -740,6 +740,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's balance per currency
+         * @description The merchant's available, pending and reserved money per currency.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's balance transactions
+         * @description Newest first, as a page object like the saved reports list; their nets add up to available + pending + reserved.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payoutTransaction": {
         parameters: {
             query?: never;
@@ -1802,6 +1842,69 @@ export interface components {
             accepted_at: string | null;
             evidence: components["schemas"]["DisputeEvidence"];
             refresh_token: string;
+        };
+        /** Balance */
+        Balance: {
+            balances: {
+                asset: string;
+                /** @description can be settled to the merchant now */
+                available: number;
+                /** @description captured, available on a later day of its method */
+                pending: number;
+                /** @description held: the rolling reserve until its day, and what open disputes hold */
+                reserved: number;
+            }[];
+            refresh_token: string;
+        };
+        /** BalanceTransaction */
+        BalanceTransaction: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "PAYMENT" | "REFUND" | "FEE" | "DISPUTE" | "DISPUTE_REVERSAL" | "PAYOUT" | "SETTLEMENT" | "ADJUSTMENT";
+            /** @description the payment token, refund id, dispute id, payout tx_id, settlement id or adjustment id */
+            source_id: string;
+            /** @description gross: net plus fee */
+            amount: number;
+            fee: number;
+            /** @description what it adds to (or takes from) the balance */
+            net: number;
+            asset: string;
+            /** @description true for a movement of the reserved part (rolling reserve, dispute holds) */
+            reserved: boolean;
+            available_on: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+        };
+        /** BalanceTransactionPage */
+        BalanceTransactionPage: {
+            refresh_token: string;
+            content: components["schemas"]["BalanceTransaction"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
         };
         /** Payout */
         Payout: {
@@ -4382,6 +4485,81 @@ export interface operations {
             };
             /** @description The processor failed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                size?: number;
+                page?: number;
+                type?: "PAYMENT" | "REFUND" | "FEE" | "DISPUTE" | "DISPUTE_REVERSAL" | "PAYOUT" | "SETTLEMENT" | "ADJUSTMENT";
+                /** @description YYYY-MM-DD: recorded on or after this day */
+                from?: string;
+                /** @description YYYY-MM-DD: recorded on or before this day */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransactionPage"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,14 +5,14 @@ import type { DisputeFilesTable, DisputesTable } from '../db/tables/disputes';
 import { recordEvent } from '../events/outbox';
 import { disputeFeeMinor, loadFeePlan } from '../fees/fee-plan';
 import { ApiError } from '../http/errors';
-import { postJournal } from '../ledger/ledger';
+import { postJournal, postJournals } from '../ledger/ledger';
 import { exponentOf } from '../lib/currencies';
 import { formatAmount, toJsonNumber } from '../lib/money';
 import { assertMove, canMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { formatDateTime } from '../lib/time-format';
 import { isUuid } from '../lib/identifiers';
 import type { PaymentRow } from '../payments/payment-record';
-import { closeJournal, holdJournal } from './dispute-money';
+import { closeJournal, feeJournal, holdJournal } from './dispute-money';
 import { EVIDENCE_TEXT_FIELDS } from './evidence-fields';
 import { DISPUTE_STATES, holdsMoney, type DisputeProcessor, type DisputeReasonCategory, type DisputeStage, type DisputeStatus } from './states';
 
@@ -122,7 +122,7 @@ export async function escalateDispute(trx: Db, dispute: DisputeRow, stage: Dispu
 /** Holds the disputed amount and charges the dispute fee (once per dispute; none for MED, which is no card scheme's). */
 async function holdMoney(trx: Db, dispute: DisputeRow, at: Date): Promise<DisputeRow> {
   const fee = dispute.fee_minor > 0n || dispute.processor === 'pix' ? 0n : disputeFeeMinor(await loadFeePlan(trx, dispute.merchant_id));
-  await postJournal(trx, holdJournal(dispute, dispute.amount_minor, fee, at));
+  await postJournals(trx, [holdJournal(dispute, dispute.amount_minor, at), ...(fee > 0n ? [feeJournal(dispute, fee, at)] : [])]);
   return trx
     .updateTable('disputes')
     .set((eb) => ({ held_minor: dispute.amount_minor, fee_minor: eb('fee_minor', '+', fee) }))

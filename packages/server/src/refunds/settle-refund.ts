@@ -1,7 +1,7 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
-import { postJournal } from '../ledger/ledger';
+import { balanceDay, postJournal } from '../ledger/ledger';
 import { changeStatus, lockPayment } from '../payments/payment-record';
 import { attemptOutcome, type OperationResult, type PaymentMethodName } from '../processor/processor';
 import { announce, changeRefundStatus, type RefundRow } from './refund-record';
@@ -82,8 +82,9 @@ function settleRefundHandler(ctx: AppContext) {
         currency: refund.currency,
         resourceId: payment.payment_token,
         at: now,
+        balance: { type: 'REFUND', sourceId: String(refund.refund_id) },
         lines: [
-          { account: 'merchant_payable', amountMinor: refund.amount_minor },
+          { account: 'merchant_payable', amountMinor: refund.amount_minor, availableOn: balanceDay(now, refund.currency) },
           { account: 'processor_receivable', amountMinor: -refund.amount_minor },
         ],
       });
