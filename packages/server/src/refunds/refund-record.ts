@@ -72,10 +72,19 @@ export async function recordProcessorRefund(trx: Db, payment: PaymentRow, input:
     .executeTakeFirstOrThrow();
   await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status: 'COMPLETED', at: input.completedAt }).execute();
   await announce(trx, refund);
-  const refunded = payment.refunded_minor + input.amountMinor;
-  const total = payment.captured_minor + payment.customer_fees_minor;
-  await changeStatus(trx, payment, refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED', at, { refunded_minor: refunded });
+  await addRefunded(trx, payment, input.amountMinor, at);
   return refund;
+}
+
+/**
+ * A completed refund's amount added to the payment's refunded amount, which makes it REFUNDED once the
+ * customer has all of it back (captured plus customer fees) and PARTIALLY_REFUNDED before.
+ * @example await addRefunded(trx, payment, 1500n, now);
+ */
+export async function addRefunded(trx: Db, payment: PaymentRow, amountMinor: bigint, at: Date): Promise<PaymentRow> {
+  const refunded = payment.refunded_minor + amountMinor;
+  const total = payment.captured_minor + payment.customer_fees_minor;
+  return changeStatus(trx, payment, refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED', at, { refunded_minor: refunded });
 }
 
 /**
