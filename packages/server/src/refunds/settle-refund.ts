@@ -2,9 +2,9 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
 import { balanceDay, postJournal } from '../ledger/ledger';
-import { changeStatus, lockPayment } from '../payments/payment-record';
+import { lockPayment } from '../payments/payment-record';
 import { attemptOutcome, type OperationResult, type PaymentMethodName } from '../processor/processor';
-import { announce, changeRefundStatus, type RefundRow } from './refund-record';
+import { addRefunded, announce, changeRefundStatus, type RefundRow } from './refund-record';
 
 /** The job kind that settles a refund (and resumes one whose request died before recording its answer). */
 export const SETTLE_REFUND_JOB = 'refund.settle';
@@ -72,9 +72,7 @@ function settleRefundHandler(ctx: AppContext) {
         return;
       }
       await changeRefundStatus(trx, refund, 'COMPLETED', now, { processor_id: result.processorId });
-      const refunded = payment.refunded_minor + refund.amount_minor;
-      const total = payment.captured_minor + payment.customer_fees_minor;
-      await changeStatus(trx, payment, refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED', now, { refunded_minor: refunded });
+      await addRefunded(trx, payment, refund.amount_minor, now);
       // The money goes back out of what the processor owes us and what we owe the merchant; fees are kept.
       await postJournal(trx, {
         merchantId,
