@@ -84,6 +84,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /sandbox/clock': { id: 'getClock', description: "The current time of the caller's merchant clock and its offset from real time." },
   'POST /sandbox/payments/{payment_token}/pay': { id: 'sandboxPayPayment' },
   'POST /sandbox/processor/faults': { id: 'setProcessorFaults' },
+  'GET /disputes': { id: 'listDisputes' },
+  'GET /disputes/{dispute_id}': { id: 'getDispute', description: 'One dispute with its deadline, its money and its evidence.' },
+  'POST /disputes/{dispute_id}/evidence': { id: 'addDisputeEvidence' },
+  'GET /disputes/{dispute_id}/evidence/{file_id}': { id: 'getDisputeEvidenceFile' },
+  'POST /disputes/{dispute_id}/submit': { id: 'submitDispute' },
+  'POST /disputes/{dispute_id}/accept': { id: 'acceptDispute' },
+  'POST /sandbox/payments/{payment_token}/dispute': { id: 'sandboxDisputePayment' },
+  'POST /sandbox/disputes/{dispute_id}/close': { id: 'sandboxCloseDispute' },
 };
 
 /** Every tag with the description shown by documentation tools. */
@@ -101,6 +109,7 @@ const TAGS: Readonly<Record<string, string>> = {
   '3DS': '3-D Secure authentication.',
   Reports: 'Saved reports and their export.',
   Callbacks: 'Events, their callbacks, the event stream and the signing secret.',
+  Disputes: 'Chargebacks and MED disputes: their deadlines, evidence, submission and acceptance.',
   Sandbox: 'Sandbox controls (sandbox mode only).',
 };
 
@@ -147,6 +156,10 @@ const NON_JSON_ANSWERS: Readonly<Record<string, Json>> = {
     description: "The report's rows: CSV with a header line, or a JSON array of objects keyed by column name",
     headers: { 'X-Total-Count': { description: 'the number of rows that follow; sent when the request asked for count=true', schema: { type: 'integer', minimum: 0 } } },
     content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+  },
+  'GET /disputes/{dispute_id}/evidence/{file_id}': {
+    description: 'The evidence file, as uploaded, with Content-Disposition: attachment',
+    content: Object.fromEntries(['application/pdf', 'image/jpeg', 'image/png'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   },
   'GET /webhooks/events/stream': {
     description: 'Server-sent events: each `data:` line is one event object as in GET /webhooks/events',
