@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
+import type { KyselyPlugin } from 'kysely';
 import { expect, it } from 'vitest';
 import { EVIDENCE_FILE_MAX_BYTES, EVIDENCE_TEXT_FIELDS, EVIDENCE_TEXT_MAX } from '../src/disputes/evidence-fields';
 import { addEvidenceFile, EVIDENCE_CHUNK_BYTES, type UploadPart } from '../src/disputes/evidence-files';
@@ -288,6 +289,39 @@ describeEachEngine('dispute evidence files', (service) => {
     const response = await service().post(`/disputes/${disputeId}/evidence`, body, { token: m.token });
     expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(200);
     expect(response.body.evidence.refund_policy).toHaveLength(EVIDENCE_TEXT_MAX);
+  });
+
+  it('writes each chunk as the file arrives, holding at most one chunk, and stops reading at the first piece past 5 MB', async () => {
+    const m = await service().merchant();
+    const disputeId = await openDispute(service(), m);
+    let chunkInserts = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'dispute_file_chunks') chunkInserts += 1;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const ctx = { ...service().ctx, db: service().ctx.db.withPlugin(counting) };
+    const piece = 64 * 1024;
+    let pulled = 0;
+    let held = 0;
+    // A client that would send forever: only a reader that stops at the limit ever returns.
+    async function* endless(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; ; i++) {
+        held = Math.max(held, i * piece - chunkInserts * EVIDENCE_CHUNK_BYTES);
+        pulled = i + 1;
+        yield i === 0 ? pdfOfSize(piece) : randomBytes(piece);
+      }
+    }
+    async function* parts(): AsyncGenerator<UploadPart> {
+      yield { type: 'file', fieldname: 'file', filename: 'endless.pdf', file: endless() };
+    }
+    await expect(addEvidenceFile(ctx, m.merchant_id, disputeId, { parts: parts(), cancel: () => undefined })).rejects.toMatchObject({ status: 413, items: [{ code: '09.02.0004' }] });
+    expect(pulled).toBe(EVIDENCE_FILE_MAX_BYTES / piece + 1);
+    expect(chunkInserts).toBe(EVIDENCE_FILE_MAX_BYTES / EVIDENCE_CHUNK_BYTES);
+    expect(held).toBeLessThan(EVIDENCE_CHUNK_BYTES);
+    expect(await stored(service(), m)).toEqual({ files: [], chunks: [] });
   });
 
   it('cancels an upload that stalls, releasing the dispute and storing nothing', async () => {

@@ -158,7 +158,8 @@ const NON_JSON_ANSWERS: Readonly<Record<string, Json>> = {
     content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
   },
   'GET /disputes/{dispute_id}/evidence/{file_id}': {
-    description: 'The evidence file, as uploaded, with Content-Disposition: attachment',
+    description: 'The evidence file, as uploaded',
+    headers: { 'Content-Disposition': { description: 'attachment, with the name the file was uploaded under', schema: { type: 'string' } } },
     content: Object.fromEntries(['application/pdf', 'image/jpeg', 'image/png'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   },
   'GET /webhooks/events/stream': {
@@ -248,6 +249,7 @@ const STATUS_TEXT: Readonly<Record<string, string>> = {
   '404': 'Not found (or another merchant\'s)',
   '409': 'Conflict with the current state',
   '413': 'Request body too large',
+  '415': 'Unsupported content type (of the body, or of an uploaded file)',
   '422': 'The resource is not in a state that allows this',
   '429': 'Too many requests; see Retry-After',
   '502': 'The processor failed',
