@@ -148,7 +148,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerCheckoutRoutes(app, ctx);
   registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
-  registerDisputeRoutes(app, ctx);
+  await registerDisputeRoutes(app, ctx);
   registerBalanceRoutes(app, ctx);
   registerPayoutRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);

@@ -691,9 +691,29 @@ export interface paths {
         put?: never;
         /**
          * Add evidence to a dispute
-         * @description JSON text fields (a field sent replaces the one kept; an empty string removes it), or multipart/form-data with a file. Only while the dispute is NEEDS_RESPONSE.
+         * @description JSON text fields (a field sent replaces the one kept; an empty string removes it), or multipart/form-data with one file (PDF, JPEG or PNG by its content; at most 5 MB, and 10 MB for all of the dispute's files) and an optional kind. Only while the dispute is NEEDS_RESPONSE. A refused upload stores nothing.
          */
         post: operations["addDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}/evidence/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an evidence file
+         * @description The file as uploaded, with the content type its content showed and Content-Disposition: attachment.
+         */
+        get: operations["getDisputeEvidenceFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1727,7 +1747,10 @@ export interface components {
             /** @enum {string} */
             kind: "receipt" | "customer_communication" | "shipping_documentation" | "refund_policy" | "product_description" | "uncategorized";
             filename: string;
-            /** @enum {string} */
+            /**
+             * @description the type its content shows (never its name or declared type)
+             * @enum {string}
+             */
             content_type: "application/pdf" | "image/jpeg" | "image/png";
             /** @description bytes */
             size: number;
@@ -1842,6 +1865,19 @@ export interface components {
             accepted_at: string | null;
             evidence: components["schemas"]["DisputeEvidence"];
             refresh_token: string;
+        };
+        /** DisputeEvidenceUpload */
+        DisputeEvidenceUpload: {
+            /**
+             * Format: binary
+             * @description A PDF, JPEG or PNG file, at most 5 MB (10 MB for all of a dispute's files); its type is read from its content
+             */
+            file: string;
+            /**
+             * @description what the file shows; uncategorized when absent
+             * @enum {string}
+             */
+            kind?: "receipt" | "customer_communication" | "shipping_documentation" | "refund_policy" | "product_description" | "uncategorized";
         };
         /** Balance */
         Balance: {
@@ -4313,6 +4349,7 @@ export interface operations {
                     product_description?: string;
                     uncategorized_text?: string;
                 };
+                "multipart/form-data": components["schemas"]["DisputeEvidenceUpload"];
             };
         };
         responses: {
@@ -4354,6 +4391,69 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (of the body, or of an uploaded file) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDisputeEvidenceFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dispute_id: string;
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence file, as uploaded */
+            200: {
+                headers: {
+                    /** @description attachment, with the name the file was uploaded under */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -229,6 +229,16 @@ export function disputeView(dispute: DisputeRow, files: readonly DisputeFileRow[
 export type DisputeView = ReturnType<typeof disputeView>;
 
 /**
+ * Refuses evidence and responses once the dispute no longer waits for one (DISPUTE_RESPONSE_CLOSED).
+ * @example assertWaiting(dispute, 'evidence can be added');
+ */
+export function assertWaiting(dispute: DisputeRow, doing: string): void {
+  if (dispute.status !== 'NEEDS_RESPONSE') {
+    throw new ApiError('DISPUTE_RESPONSE_CLOSED', `status: the dispute is ${dispute.status}; ${doing} only while it is NEEDS_RESPONSE.`);
+  }
+}
+
+/**
  * One of the merchant's disputes, with its files, or DISPUTE_NOT_FOUND (another merchant's too). With
  * `forUpdate`, the dispute row is locked for the caller's transaction.
  * @example const { dispute, files } = await loadDispute(db, merchantId, disputeId);

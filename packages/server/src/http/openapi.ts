@@ -91,6 +91,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /sandbox/clock': { id: 'getClock', description: "The current time of the caller's merchant clock and its offset from real time." },
   'POST /sandbox/payments/{payment_token}/pay': { id: 'sandboxPayPayment' },
   'POST /sandbox/processor/faults': { id: 'setProcessorFaults' },
+  'GET /disputes/{dispute_id}/evidence/{file_id}': { id: 'getDisputeEvidenceFile' },
   'POST /sandbox/payments/{payment_token}/dispute': { id: 'sandboxDisputePayment' },
   'POST /sandbox/disputes/{dispute_id}/close': { id: 'sandboxCloseDispute' },
 };
@@ -158,6 +159,11 @@ const NON_JSON_ANSWERS: Readonly<Record<string, Json>> = {
     description: "The report's rows: CSV with a header line, or a JSON array of objects keyed by column name",
     headers: { 'X-Total-Count': { description: 'the number of rows that follow; sent when the request asked for count=true', schema: { type: 'integer', minimum: 0 } } },
     content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+  },
+  'GET /disputes/{dispute_id}/evidence/{file_id}': {
+    description: 'The evidence file, as uploaded',
+    headers: { 'Content-Disposition': { description: 'attachment, with the name the file was uploaded under', schema: { type: 'string' } } },
+    content: Object.fromEntries(['application/pdf', 'image/jpeg', 'image/png'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   },
   'GET /webhooks/events/stream': {
     description: 'Server-sent events: each `data:` line is one event object as in GET /webhooks/events',
@@ -246,6 +252,7 @@ const STATUS_TEXT: Readonly<Record<string, string>> = {
   '404': 'Not found (or another merchant\'s)',
   '409': 'Conflict with the current state',
   '413': 'Request body too large',
+  '415': 'Unsupported content type (of the body, or of an uploaded file)',
   '422': 'The resource is not in a state that allows this',
   '429': 'Too many requests; see Retry-After',
   '502': 'The processor failed',
