@@ -3,7 +3,8 @@ import type { DisputeNotice, DisputeReasonCategory, DisputeStage } from '../disp
 
 /**
  * Adyen's dispute vocabulary translated into Colibri's. These tables are the whole of the translation;
- * docs/disputes.md ("Adyen") prints them and test/adyen-disputes.test.ts sends them through the connector.
+ * docs/disputes.md ("Adyen") prints them, and test/adyen-disputes.test.ts translates every event and
+ * sends the notifications through the connector to the fake.
  */
 
 /**
