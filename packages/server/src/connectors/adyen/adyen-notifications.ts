@@ -43,7 +43,8 @@ export async function applyAdyenNotifications(ctx: AppContext, items: readonly N
     const reference = item.merchantReference ?? '';
     const payment = await paymentOf(ctx, reference.slice(0, 36));
     const outcome = translateNotification(item);
-    const notices = ADYEN_DISPUTE_EVENTS[item.eventCode] ? await disputeNotices(ctx, item, payment ?? (await paymentOf(ctx, await tokenOfPspReference(ctx, item.originalReference)))) : [];
+    const disputed = ADYEN_DISPUTE_EVENTS[item.eventCode] ? (payment ?? (await paymentOf(ctx, await tokenOfPspReference(ctx, item.originalReference)))) : undefined;
+    const notices = disputed ? await disputeNotices(ctx, item, disputed) : [];
     const first = await ctx.db.transaction().execute(async (trx) => {
       const isFirst = await firstDelivery(trx, 'adyen', `${item.pspReference}:${item.eventCode}:${item.success}`, item);
       // Events Colibri does not act on (reports) and references that are not its payments are kept as
@@ -80,8 +81,7 @@ async function tokenOfPspReference(ctx: AppContext, pspReference: string | undef
 }
 
 /** The notices of a dispute item on a payment of Colibri's, when an account that may speak for the payment signed it. */
-async function disputeNotices(ctx: AppContext, item: NotificationItem, payment: PaymentRef | undefined): Promise<DisputeNotice[]> {
-  if (!payment) return [];
+async function disputeNotices(ctx: AppContext, item: NotificationItem, payment: PaymentRef): Promise<DisputeNotice[]> {
   const trusted = [...ctx.connectors.instanceConnectors()];
   try {
     trusted.push(await ctx.connectors.connectorFor(payment.merchant_id, payment.method as PaymentMethodName));
