@@ -93,6 +93,11 @@ async function applyNotice(trx: Db, payment: PaymentRow, notice: NoticeRow, at: 
       await changeDisputeStatus(trx, dispute, notice.kind, at);
       return `${dispute.dispute_id} ${notice.kind}${dispute.refund_id === null ? '' : ` as refund ${dispute.refund_id}`}`;
     }
+    case 'DEFENDED': {
+      if (!dispute || dispute.status !== 'NEEDS_RESPONSE') return 'ignored: no dispute waits for a response';
+      await changeDisputeStatus(trx, dispute, 'UNDER_REVIEW', at);
+      return `${dispute.dispute_id} UNDER_REVIEW: defended at the processor`;
+    }
     case 'DEFENSE_PERIOD_ENDED': {
       if (!dispute || dispute.status !== 'NEEDS_RESPONSE') return 'ignored: no dispute waits for a response';
       await changeDisputeStatus(trx, dispute, 'LOST', at);
