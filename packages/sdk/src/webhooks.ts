@@ -6,7 +6,8 @@ export type CallbackType =
   | 'checkout.status_changed'
   | 'refund.status_changed'
   | 'payout.status_changed'
-  | 'subscription_charge.status_changed';
+  | 'subscription_charge.status_changed'
+  | 'dispute.status_changed';
 
 /**
  * A callback body: `{id, type, created_at, data}`. `data` carries the resource's ids, `reference_id`,

@@ -129,7 +129,7 @@ describe('architecture of packages/server/src', () => {
     const files = [...sourceFiles(SRC, true).map((file) => join(SRC, file)), ...sourceFiles(TEST, true).map((file) => join(TEST, file))].filter((file) => file !== self);
     const texts = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
     const kinds = [...texts].flatMap(([file, text]) => [...text.matchAll(/export const \w+_JOB = '([^']+)';/g)].map((match) => ({ file, kind: match[1] as string })));
-    expect(kinds.map((k) => k.kind).sort()).toEqual(['payment.changed', 'payment.process', 'payout.process', 'refund.settle']);
+    expect(kinds.map((k) => k.kind).sort()).toEqual(['dispute.notice', 'payment.changed', 'payment.process', 'payout.process', 'refund.settle']);
     // A migration keeps the value it wrote when it was written, whatever the constant becomes.
     const migration = (file: string) => file.includes('/db/migrations/');
     for (const { file, kind } of kinds) {

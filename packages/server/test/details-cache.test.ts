@@ -57,6 +57,21 @@ describeEachEngine('transaction details kept per version', (service) => {
     expect((await details(service(), m, token)).refunds[0].error_description).toBe('noted elsewhere');
   });
 
+  it('shows a dispute opened, and its flag gone once it closes, though the payment row never changed', async () => {
+    const m = await service().merchant();
+    const { token } = await paid(service(), m);
+    expect((await details(service(), m, token)).other_info.dispute_id).toBeNull();
+    const opened = await service().post(`/sandbox/payments/${token}/dispute`, {}, { token: m.token });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    const disputed = await details(service(), m, token);
+    expect(disputed.other_info.dispute_id).toBe(opened.body.dispute_id);
+    expect(disputed.payment_info.flags).toEqual(['DISPUTED']);
+    expect((await service().post(`/disputes/${opened.body.dispute_id}/accept`, {}, { token: m.token })).body.status).toBe('ACCEPTED');
+    const closed = await details(service(), m, token);
+    expect(closed.payment_info.flags).toEqual([]);
+    expect(closed.other_info.dispute_id).toBe(opened.body.dispute_id);
+  });
+
   it('answers a kept answer while its stamp is unchanged, and never to another merchant', async () => {
     const m = await service().merchant();
     const other = await service().merchant();

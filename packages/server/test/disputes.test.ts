@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { recordDisputeNotice, type DisputeNotice } from '../src/connectors/dispute-notices';
 import { balances } from '../src/ledger/ledger';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 import { settledCardPayment, waitForStatus } from './fixtures';
@@ -155,5 +156,88 @@ describeEachEngine('disputes', (service) => {
     }
     expect((await service().get('/disputes', { token: other.token })).body.totalElements).toBe(0);
     expect((await service().get('/disputes/not-a-uuid', { token: owner.token })).status).toBe(404);
+  });
+});
+
+describeEachEngine('dispute notices from processors', (service) => {
+  /** Keeps a processor's notice as a connector does, and waits until the disputes domain applied it. */
+  async function notice(m: TestMerchant, token: string, fields: Partial<DisputeNotice> & Pick<DisputeNotice, 'noticeKey' | 'kind' | 'stage' | 'occurredAt'>) {
+    const kept = await service().ctx.db.transaction().execute((trx) =>
+      recordDisputeNotice(trx, {
+        processor: 'adyen',
+        merchantId: m.merchant_id,
+        processorReference: `psp-${token.slice(0, 8)}`,
+        paymentToken: token,
+        amountMinor: 10000n,
+        currency: 'BRL',
+        reasonCode: '4837',
+        reasonCategory: 'FRAUD',
+        evidenceDueBy: new Date(Date.now() + 10 * DAY * 1000),
+        ...fields,
+      }),
+    );
+    service().ctx.workerSignal.poke();
+    const deadline = Date.now() + 10_000;
+    while ((await service().ctx.db.selectFrom('dispute_notices').select('applied_at').where('merchant_id', '=', m.merchant_id).where('applied_at', 'is', null).execute()).length > 0) {
+      if (Date.now() > deadline) throw new Error('notices not applied');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return kept;
+  }
+  const disputesOf = (m: TestMerchant) => service().ctx.db.selectFrom('disputes').selectAll().where('merchant_id', '=', m.merchant_id).orderBy('created_at').execute();
+  const at = (hours: number) => new Date(Date.UTC(2026, 10, 1) + hours * 3_600_000);
+
+  it('applies a decision that arrives before the chargeback, once; the late chargeback changes nothing', async () => {
+    const m = await service().merchant();
+    const token = await paid(service(), m);
+    const before = await books(service(), m);
+    await notice(m, token, { noticeKey: 'k-won', kind: 'WON', stage: 'CHARGEBACK', occurredAt: at(5) });
+    expect(await notice(m, token, { noticeKey: 'k-won', kind: 'WON', stage: 'CHARGEBACK', occurredAt: at(5) })).toBe(false);
+    await notice(m, token, { noticeKey: 'k-cb', kind: 'OPENED', stage: 'CHARGEBACK', occurredAt: at(1) });
+    const [only, ...rest] = await disputesOf(m);
+    expect(rest).toEqual([]);
+    expect(only).toMatchObject({ status: 'WON', held_minor: 0n, fee_minor: 1500n });
+    const after = await books(service(), m);
+    expect(after.disputes_held ?? 0n).toBe(0n);
+    expect((after.merchant_payable ?? 0n) - (before.merchant_payable ?? 0n)).toBe(1500n);
+    const outcomes = await service().ctx.db.selectFrom('dispute_notices').select(['notice_key', 'outcome']).where('merchant_id', '=', m.merchant_id).orderBy('received_at').execute();
+    expect(outcomes.map((o) => o.outcome)).toEqual([`${only!.dispute_id} WON`, `ignored: ${only!.dispute_id} is WON`]);
+  });
+
+  it('takes an inquiry to a chargeback (money held once), then a second round after it was won', async () => {
+    const m = await service().merchant();
+    const token = await paid(service(), m);
+    await notice(m, token, { noticeKey: 'rfi', kind: 'OPENED', stage: 'INQUIRY', occurredAt: at(1) });
+    let [first] = await disputesOf(m);
+    expect(first).toMatchObject({ stage: 'INQUIRY', held_minor: 0n, fee_minor: 0n, status: 'NEEDS_RESPONSE' });
+    await service().post(`/disputes/${first!.dispute_id}/evidence`, { uncategorized_text: 'Order shipped' }, { token: m.token });
+    await notice(m, token, { noticeKey: 'cb', kind: 'OPENED', stage: 'CHARGEBACK', occurredAt: at(2) });
+    await notice(m, token, { noticeKey: 'cb-again', kind: 'OPENED', stage: 'CHARGEBACK', occurredAt: at(3) });
+    [first] = await disputesOf(m);
+    expect(first).toMatchObject({ stage: 'CHARGEBACK', held_minor: 10000n, fee_minor: 1500n, status: 'NEEDS_RESPONSE' });
+    expect((await books(service(), m)).disputes_held).toBe(-10000n);
+    await notice(m, token, { noticeKey: 'reversed', kind: 'WON', stage: 'CHARGEBACK', occurredAt: at(4) });
+    await notice(m, token, { noticeKey: 'second', kind: 'OPENED', stage: 'SECOND_CHARGEBACK', occurredAt: at(5) });
+    const rounds = await disputesOf(m);
+    expect(rounds.map((d) => [d.stage, d.status, d.processor_reference])).toEqual([
+      ['CHARGEBACK', 'WON', `psp-${token.slice(0, 8)}`],
+      ['SECOND_CHARGEBACK', 'NEEDS_RESPONSE', `psp-${token.slice(0, 8)}#SECOND_CHARGEBACK`],
+    ]);
+    await notice(m, token, { noticeKey: 'ended', kind: 'DEFENSE_PERIOD_ENDED', stage: 'SECOND_CHARGEBACK', occurredAt: at(6) });
+    expect((await disputesOf(m))[1]).toMatchObject({ status: 'LOST', held_minor: 0n, fee_minor: 1500n });
+    expect((await books(service(), m)).disputes_held ?? 0n).toBe(0n);
+    // Events of each dispute in the order of its moves.
+    const events = await disputeEvents(service(), m);
+    expect(events.filter((e) => e.dispute_id === rounds[0]!.dispute_id).map((e) => e.status)).toEqual(['NEEDS_RESPONSE', 'NEEDS_RESPONSE', 'WON']);
+    expect(events.filter((e) => e.dispute_id === rounds[1]!.dispute_id).map((e) => e.status)).toEqual(['NEEDS_RESPONSE', 'LOST']);
+  });
+
+  it('refuses a notice for more than can be disputed, keeping why', async () => {
+    const m = await service().merchant();
+    const token = await paid(service(), m, '50.00');
+    await notice(m, token, { noticeKey: 'big', kind: 'OPENED', stage: 'CHARGEBACK', occurredAt: at(1), amountMinor: 5001n });
+    expect(await disputesOf(m)).toEqual([]);
+    const [kept] = await service().ctx.db.selectFrom('dispute_notices').select('outcome').where('merchant_id', '=', m.merchant_id).execute();
+    expect(kept!.outcome).toMatch(/^refused: .*50\.00 BRL that can still be disputed/);
   });
 });

@@ -34,5 +34,13 @@ export const AMOUNT_FIELDS: Readonly<Record<string, readonly { path: readonly st
       ],
       "type": "string"
     }
+  ],
+  "sandboxDisputePayment": [
+    {
+      "path": [
+        "amount"
+      ],
+      "type": "number"
+    }
   ]
 };

@@ -640,6 +640,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's disputes
+         * @description Newest first, as a page object like the saved reports list; filters by status and by the day opened.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dispute
+         * @description One dispute with its stage, deadline, money and evidence.
+         */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add evidence to a dispute
+         * @description JSON text fields (a field sent replaces the one kept; an empty string removes it), or multipart/form-data with a file. Only while the dispute is NEEDS_RESPONSE.
+         */
+        post: operations["addDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the dispute's evidence
+         * @description Sends the defence to the processor; the dispute is UNDER_REVIEW until it rules. Final: no evidence can be added afterwards.
+         */
+        post: operations["submitDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Concedes it: ACCEPTED, and the held money stays with the processor (a loss without a fight).
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payoutTransaction": {
         parameters: {
             query?: never;
@@ -1164,6 +1264,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/payments/{payment_token}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The acquirer disputes a paid payment
+         * @description Opens a dispute now (NEEDS_RESPONSE, 7 days to answer): a CHARGEBACK holds the amount and charges the dispute fee, an INQUIRY moves no money (docs/disputes.md).
+         */
+        post: operations["sandboxDisputePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/disputes/{dispute_id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The acquirer rules on a dispute under review
+         * @description WON gives the held amount back to the merchant; LOST leaves it with the processor.
+         */
+        post: operations["sandboxCloseDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1538,6 +1678,129 @@ export interface components {
             currency: string;
             error_code: string | null;
             error_description: string | null;
+            refresh_token: string;
+        };
+        /** DisputeEvidenceFile */
+        DisputeEvidenceFile: {
+            /** Format: uuid */
+            file_id: string;
+            /** @enum {string} */
+            kind: "receipt" | "customer_communication" | "shipping_documentation" | "refund_policy" | "product_description" | "uncategorized";
+            filename: string;
+            /** @enum {string} */
+            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            /** @description bytes */
+            size: number;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+        };
+        /** DisputeEvidence */
+        DisputeEvidence: {
+            customer_communication: string | null;
+            shipping_carrier: string | null;
+            shipping_tracking_number: string | null;
+            refund_policy: string | null;
+            product_description: string | null;
+            uncategorized_text: string | null;
+            files: components["schemas"]["DisputeEvidenceFile"][];
+        };
+        /** DisputeItem */
+        DisputeItem: {
+            /** Format: uuid */
+            dispute_id: string;
+            /** Format: uuid */
+            payment_token: string;
+            /** @description the payment's reference_id */
+            reference_id: string;
+            /** @enum {string} */
+            status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED";
+            /** @description the network's reason code, as it gave it (Visa 10.4, Mastercard 4837, MED_FRAUDE) */
+            reason_code: string;
+            /** @enum {string} */
+            reason_category: "FRAUD" | "NOT_RECEIVED" | "NOT_AS_DESCRIBED" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "GENERAL";
+            reason_description: string | null;
+            /** @enum {string} */
+            stage: "INQUIRY" | "CHARGEBACK" | "SECOND_CHARGEBACK" | "PRE_ARBITRATION";
+            /** @description the disputed amount, at most what was captured less what was refunded */
+            amount: number;
+            /** @description the payment's currency */
+            asset: string;
+            /** @description the dispute fee charged when the chargeback took the money (fee plan) */
+            fee: number;
+            /** @enum {string} */
+            processor: "sandbox" | "adyen" | "pix";
+            evidence_due_by: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+            submitted_at: string | null;
+            won_at: string | null;
+            lost_at: string | null;
+            accepted_at: string | null;
+            evidence: components["schemas"]["DisputeEvidence"];
+        };
+        /** DisputePage */
+        DisputePage: {
+            refresh_token: string;
+            content: components["schemas"]["DisputeItem"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
+        };
+        /** Dispute */
+        Dispute: {
+            /** Format: uuid */
+            dispute_id: string;
+            /** Format: uuid */
+            payment_token: string;
+            /** @description the payment's reference_id */
+            reference_id: string;
+            /** @enum {string} */
+            status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED";
+            /** @description the network's reason code, as it gave it (Visa 10.4, Mastercard 4837, MED_FRAUDE) */
+            reason_code: string;
+            /** @enum {string} */
+            reason_category: "FRAUD" | "NOT_RECEIVED" | "NOT_AS_DESCRIBED" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "GENERAL";
+            reason_description: string | null;
+            /** @enum {string} */
+            stage: "INQUIRY" | "CHARGEBACK" | "SECOND_CHARGEBACK" | "PRE_ARBITRATION";
+            /** @description the disputed amount, at most what was captured less what was refunded */
+            amount: number;
+            /** @description the payment's currency */
+            asset: string;
+            /** @description the dispute fee charged when the chargeback took the money (fee plan) */
+            fee: number;
+            /** @enum {string} */
+            processor: "sandbox" | "adyen" | "pix";
+            evidence_due_by: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+            submitted_at: string | null;
+            won_at: string | null;
+            lost_at: string | null;
+            accepted_at: string | null;
+            evidence: components["schemas"]["DisputeEvidence"];
             refresh_token: string;
         };
         /** Payout */
@@ -1921,7 +2184,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed";
+            type: "payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed" | "dispute.status_changed";
             /**
              * Format: date-time
              * @description ISO 8601, UTC
@@ -2307,6 +2570,8 @@ export interface operations {
                         /** @description fixed part in minor units of the amount currency */
                         fixed_minor: number;
                     }[];
+                    /** @description charged to the merchant when a chargeback takes money back, in minor units of the payment currency (default 1500) */
+                    dispute_fee_minor?: number;
                 };
             };
         };
@@ -2340,6 +2605,8 @@ export interface operations {
                             /** @description fixed part in minor units of the amount currency */
                             fixed_minor: number;
                         }[];
+                        /** @description charged to the merchant when a chargeback takes money back, in minor units of the payment currency (default 1500) */
+                        dispute_fee_minor?: number;
                     };
                 };
             };
@@ -3833,6 +4100,297 @@ export interface operations {
             };
         };
     };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description disputes per page, at most 100 */
+                size?: number;
+                /** @description page number, from 0 */
+                page?: number;
+                status?: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED";
+                /** @description YYYY-MM-DD: opened on or after this day (UTC, merchant clock) */
+                from?: string;
+                /** @description YYYY-MM-DD: opened on or before this day */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputePage"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    customer_communication?: string;
+                    shipping_carrier?: string;
+                    shipping_tracking_number?: string;
+                    refund_policy?: string;
+                    product_description?: string;
+                    uncategorized_text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submitDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The processor failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The processor failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createPayouts: {
         parameters: {
             query?: never;
@@ -5008,7 +5566,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                type?: "payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed";
+                type?: "payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed" | "dispute.status_changed";
                 /** @description payment_token, tx_id, checkout id, refund id… */
                 resource_id?: string;
                 status?: "pending" | "delivered" | "failed" | "skipped";
@@ -5643,6 +6201,146 @@ export interface operations {
             };
             /** @description Missing, invalid or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxDisputePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                payment_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description absent: all that can still be disputed */
+                    amount?: number;
+                    /** @description a network reason code; 10.4 (fraud) when absent */
+                    reason_code?: string;
+                    /** @enum {string} */
+                    stage?: "INQUIRY" | "CHARGEBACK";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeItem"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxCloseDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "WON" | "LOST";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeItem"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

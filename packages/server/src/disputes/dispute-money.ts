@@ -1,5 +1,8 @@
 import type { JournalInput } from '../ledger/ledger';
-import type { DisputeRow } from './dispute-record';
+import type { Selectable } from 'kysely';
+import type { DisputesTable } from '../db/tables/disputes';
+
+type DisputeRow = Selectable<DisputesTable>;
 
 /**
  * The money of a dispute, as journals (docs/disputes.md, "Money"). A chargeback takes the disputed amount

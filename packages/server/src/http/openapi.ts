@@ -57,6 +57,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /pay/{checkout_id}/card': { id: 'payCheckoutWithCard' },
   'POST /refund': { id: 'createRefund' },
   'GET /refund/{refund_id}': { id: 'getRefund', description: 'One refund of one of the merchant\'s payments, with its status and amount.' },
+  'GET /disputes': { id: 'listDisputes', description: "One page of the merchant's disputes, newest first, filtered by status and the day opened." },
+  'GET /disputes/{dispute_id}': { id: 'getDispute', description: 'One dispute with its stage, deadline, money and evidence.' },
+  'POST /disputes/{dispute_id}/evidence': { id: 'addDisputeEvidence' },
+  'POST /disputes/{dispute_id}/submit': { id: 'submitDispute' },
+  'POST /disputes/{dispute_id}/accept': { id: 'acceptDispute' },
   'POST /payoutTransaction': { id: 'createPayouts' },
   'GET /payoutTransaction/{tx_id}': { id: 'getPayout' },
   'POST /subscriptions': { id: 'createSubscription' },
@@ -84,6 +89,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /sandbox/clock': { id: 'getClock', description: "The current time of the caller's merchant clock and its offset from real time." },
   'POST /sandbox/payments/{payment_token}/pay': { id: 'sandboxPayPayment' },
   'POST /sandbox/processor/faults': { id: 'setProcessorFaults' },
+  'POST /sandbox/payments/{payment_token}/dispute': { id: 'sandboxDisputePayment' },
+  'POST /sandbox/disputes/{dispute_id}/close': { id: 'sandboxCloseDispute' },
 };
 
 /** Every tag with the description shown by documentation tools. */
@@ -96,6 +103,7 @@ const TAGS: Readonly<Record<string, string>> = {
   Checkout: 'Hosted checkout sessions.',
   'Checkout page': 'The public hosted checkout page and its calls.',
   Refunds: 'Refunds of paid payments.',
+  Disputes: 'Chargebacks, inquiries and MED devoluções: evidence, submission, acceptance.',
   Payouts: 'Payouts to Colombia, Peru and Chile.',
   Subscriptions: 'Recurring charges on a stored card.',
   '3DS': '3-D Secure authentication.',

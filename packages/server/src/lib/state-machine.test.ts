@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKOUT_STATES } from '../checkout/states';
+import { DISPUTE_STATES } from '../disputes/states';
 import { ApiError } from './errors';
 import { OPERATION_STATES, PAYMENT_STATES } from '../payments/states';
 import { PAYOUT_STATES } from '../payouts/states';
@@ -46,6 +47,20 @@ const TABLES: { name: string; table: StateTable; moves: string[]; doc?: string }
     table: REFUND_STATES,
     doc: 'refunds.md',
     moves: ['REQUESTED→PROCESSING', 'REQUESTED→FAILED', 'PROCESSING→COMPLETED', 'PROCESSING→FAILED'],
+  },
+  {
+    name: 'DISPUTE_STATES',
+    table: DISPUTE_STATES,
+    doc: 'disputes.md',
+    moves: [
+      'NEEDS_RESPONSE→UNDER_REVIEW',
+      'NEEDS_RESPONSE→ACCEPTED',
+      'NEEDS_RESPONSE→LOST',
+      'NEEDS_RESPONSE→WON',
+      'UNDER_REVIEW→WON',
+      'UNDER_REVIEW→LOST',
+      'UNDER_REVIEW→NEEDS_RESPONSE',
+    ],
   },
   {
     name: 'PAYOUT_STATES',

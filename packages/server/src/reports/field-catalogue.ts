@@ -5,6 +5,8 @@ import { CURRENCIES as CURRENCY_CODES } from '../lib/currencies';
 import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import type { PayoutsTable } from '../db/tables/payouts';
+import type { DisputesTable } from '../db/tables/disputes';
+import { DISPUTE_REASON_CATEGORIES, DISPUTE_STAGES, DISPUTE_STATUSES } from '../disputes/states';
 import { ACCOUNT_TYPES, TAX_ID_TYPES } from '../payouts/validation/types';
 import type { AggregationOperator, FilterOperator, ReportType } from './report-definition';
 
@@ -13,6 +15,8 @@ import type { AggregationOperator, FilterOperator, ReportType } from './report-d
  * (the `field.id` of columns and filters), its type, the report types that may use it, and the SQL
  * that reads it. docs/reports.md carries the same table, rendered by `renderCatalogueTable` (a test
  * keeps the two equal).
+ *
+ * Dispute fields read the payment's latest dispute, one subquery each through its index on the payment.
  *
  * Report rows come from one of two sources. A PAYIN report reads the merchant's payments (with their
  * person, card and fees); a MERCHANT report reads every money movement of the merchant: its payments
@@ -25,7 +29,7 @@ import type { AggregationOperator, FilterOperator, ReportType } from './report-d
  */
 
 export type FieldType = 'string' | 'enum' | 'number' | 'money' | 'date';
-export type FieldGroup = 'transaction' | 'customer' | 'payment' | 'fee' | 'payout';
+export type FieldGroup = 'transaction' | 'customer' | 'payment' | 'fee' | 'payout' | 'dispute';
 
 export interface CatalogueField {
   readonly id: number;
@@ -118,6 +122,11 @@ function paymentFee(feeType: 'SERVICE_FEE' | 'TAXES_FEE'): RawBuilder<bigint> {
     where pf.payment_token = ${p('payment_token')} and pf.fee_type = ${sql.lit(feeType)})`;
 }
 
+/** A column of a payment's latest dispute (docs/disputes.md), or null when it has none. */
+function latestDispute(column: keyof DisputesTable & string): RawBuilder<unknown> {
+  return sql`(select ${sql.ref(`d.${column}`)} from disputes as d where d.payment_token = ${p('payment_token')} order by d.created_at desc, d.dispute_id limit 1)`;
+}
+
 const PAYOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'REJECTED', 'CANCELED'] as const; // contract, Payouts
 const STATUSES = [...new Set<string>([...PAYMENT_STATUSES, ...PAYOUT_STATUSES])];
 const METHODS = [...PAYMENT_METHODS, 'BANK_TRANSFER'];
@@ -175,6 +184,16 @@ export const FIELD_CATALOGUE: readonly CatalogueField[] = [
   { id: 54, name: 'net_amount', group: 'fee', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'Effect on the merchant: amount − merchant fees for payments, −(amount + merchant fees) for payouts', payin: sql`(${p('amount_minor')} - ${p('merchant_fees_minor')})`, payout: sql`(-${po('merchant_amount_minor')})` },
   { id: 55, name: 'service_fee', group: 'fee', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'The SERVICE_FEE lines of a payment', payin: paymentFee('SERVICE_FEE'), payout: null },
   { id: 56, name: 'taxes_fee', group: 'fee', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'The TAXES_FEE lines of a payment', payin: paymentFee('TAXES_FEE'), payout: null },
+
+  // Dispute fields: the payment's latest dispute (docs/disputes.md); empty when it has none.
+  { id: 70, name: 'dispute_id', group: 'dispute', type: 'string', plain: true, reportTypes: BOTH, description: "The payment's latest dispute", payin: sql`${latestDispute('dispute_id')}::text`, payout: null },
+  { id: 71, name: 'dispute_status', group: 'dispute', type: 'enum', values: DISPUTE_STATUSES, reportTypes: BOTH, description: 'Its status', payin: latestDispute('status'), payout: null },
+  { id: 72, name: 'dispute_stage', group: 'dispute', type: 'enum', values: DISPUTE_STAGES, reportTypes: BOTH, description: 'Its stage: inquiry, chargeback, second chargeback or pre-arbitration', payin: latestDispute('stage'), payout: null },
+  { id: 73, name: 'dispute_reason_code', group: 'dispute', type: 'string', reportTypes: BOTH, description: "The network's reason code (Visa 10.4, Mastercard 4837, MED_FRAUDE)", payin: latestDispute('reason_code'), payout: null },
+  { id: 74, name: 'dispute_reason_category', group: 'dispute', type: 'enum', values: DISPUTE_REASON_CATEGORIES, reportTypes: BOTH, description: 'Its reason category', payin: latestDispute('reason_category'), payout: null },
+  { id: 75, name: 'disputed_amount', group: 'dispute', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'The amount it disputes', payin: latestDispute('amount_minor'), payout: null },
+  { id: 76, name: 'dispute_fee', group: 'dispute', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'The dispute fee it charged', payin: latestDispute('fee_minor'), payout: null },
+  { id: 77, name: 'dispute_evidence_due_by', group: 'dispute', type: 'date', reportTypes: BOTH, description: 'Its deadline for evidence (merchant clock)', payin: latestDispute('evidence_due_by'), payout: null },
 
   // Payout fields: only MERCHANT reports include payouts.
   { id: 60, name: 'bank_code', group: 'payout', type: 'string', reportTypes: MERCHANT_ONLY, description: 'Bank of the recipient account', payin: null, payout: po('bank_code') },
