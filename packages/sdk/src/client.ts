@@ -209,6 +209,22 @@ export class Colibri {
     get: async (refundId: number | string): Promise<Schemas['Refund']> => unwrap(await this.api.GET('/refund/{refund_id}', { params: { path: { refund_id: String(refundId) } } })),
   };
 
+  readonly disputes = {
+    list: async (query: Partial<QueryOf<'listDisputes'>> = {}): Promise<Schemas['DisputePage']> =>
+      unwrap(await this.api.GET('/disputes', { params: { query: query as QueryOf<'listDisputes'> } })),
+    /** Every dispute matching the query, newest first, page after page. */
+    all: (query: Partial<QueryOf<'listDisputes'>> = {}): AsyncGenerator<Schemas['DisputeItem']> =>
+      numberedPages((page) => this.disputes.list({ ...query, page }), (p) => ({ items: p.content, last: p.last })),
+    get: async (id: string): Promise<Schemas['Dispute']> => unwrap(await this.api.GET('/disputes/{dispute_id}', { params: { path: { dispute_id: id } } })),
+    /** Text evidence: a field sent replaces the one kept; an empty string removes it. */
+    addEvidence: async (id: string, fields: BodyOf<'addDisputeEvidence'>): Promise<Schemas['Dispute']> =>
+      unwrap(await this.api.POST('/disputes/{dispute_id}/evidence', { params: { path: { dispute_id: id } }, body: fields })),
+    /** Submits the evidence (final): the dispute is UNDER_REVIEW until the processor rules. */
+    submit: async (id: string): Promise<Schemas['Dispute']> => unwrap(await this.api.POST('/disputes/{dispute_id}/submit', { params: { path: { dispute_id: id } } })),
+    /** Accepts the dispute: the held money stays with the processor. */
+    accept: async (id: string): Promise<Schemas['Dispute']> => unwrap(await this.api.POST('/disputes/{dispute_id}/accept', { params: { path: { dispute_id: id } } })),
+  };
+
   readonly payouts = {
     create: async (body: BodyOf<'createPayouts'>): Promise<Schemas['PayoutBatch']> => unwrap(await this.api.POST('/payoutTransaction', { body })),
     get: async (txId: string): Promise<Schemas['PayoutTransaction']> => unwrap(await this.api.GET('/payoutTransaction/{tx_id}', { params: { path: { tx_id: txId } } })),
@@ -280,6 +296,12 @@ export class Colibri {
       unwrap(await this.api.POST('/sandbox/payments/{payment_token}/pay', { params: { path: { payment_token: paymentToken } } })),
     advanceClock: async (seconds: number): Promise<DataOf<'advanceClock'>> => unwrap(await this.api.POST('/sandbox/clock/advance', { body: { seconds } })),
     clock: async (): Promise<DataOf<'getClock'>> => unwrap(await this.api.GET('/sandbox/clock')),
+    /** The acquirer disputes a paid payment now (all that can be disputed when `amount` is absent). */
+    dispute: async (paymentToken: string, body: BodyOf<'sandboxDisputePayment'> = {}): Promise<DataOf<'sandboxDisputePayment'>> =>
+      unwrap(await this.api.POST('/sandbox/payments/{payment_token}/dispute', { params: { path: { payment_token: paymentToken } }, body })),
+    /** The acquirer rules on a dispute under review. */
+    closeDispute: async (disputeId: string, outcome: 'WON' | 'LOST'): Promise<DataOf<'sandboxCloseDispute'>> =>
+      unwrap(await this.api.POST('/sandbox/disputes/{dispute_id}/close', { params: { path: { dispute_id: disputeId } }, body: { outcome } })),
   };
 
   private async *eventPages(query: QueryOf<'listEvents'>): AsyncGenerator<Schemas['Event']> {

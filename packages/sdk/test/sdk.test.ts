@@ -136,6 +136,24 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     await expect(wrongSecret.me()).rejects.toMatchObject({ name: 'ColibriError', status: 401 });
   });
 
+  it('answers a dispute: sandbox chargeback, listed page by page, evidence, submit, ruling', async () => {
+    const merchant = await service().merchant();
+    const { colibri } = clientFor(service(), merchant);
+    const ids = await customer(colibri);
+    const payment = await colibri.payments.send({ contract_id: merchant.contract_id, reference_id: 'sdk-dispute', ...ids, payment: { amount: '40.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+    await colibri.payments.waitForOutcome(payment.payment_token);
+    const opened = await colibri.sandbox.dispute(payment.payment_token, { amount: 15 });
+    expect(opened).toMatchObject({ status: 'NEEDS_RESPONSE', amount: 15, reference_id: 'sdk-dispute' });
+    const listed = [];
+    for await (const dispute of colibri.disputes.all({ size: 1 })) listed.push(dispute.dispute_id);
+    expect(listed).toEqual([opened.dispute_id]);
+    await colibri.disputes.addEvidence(opened.dispute_id, { customer_communication: 'The payer confirmed the order by e-mail.' });
+    expect((await colibri.disputes.submit(opened.dispute_id)).status).toBe('UNDER_REVIEW');
+    expect((await colibri.sandbox.closeDispute(opened.dispute_id, 'WON')).status).toBe('WON');
+    expect((await colibri.disputes.get(opened.dispute_id)).evidence.customer_communication).toBe('The payer confirmed the order by e-mail.');
+    await expect(colibri.disputes.accept(opened.dispute_id)).rejects.toMatchObject({ name: 'ColibriError', status: 409, codes: ['09.02.0001'] });
+  });
+
   it('pages through events, streams them, and verifies a real callback', async () => {
     const merchant = await service().merchant();
     const { colibri } = clientFor(service(), merchant);
