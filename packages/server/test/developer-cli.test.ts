@@ -148,7 +148,7 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
     const disputeId = /dispute ([0-9a-f-]{36}): NEEDS_RESPONSE \(FRAUD, 10 BRL, evidence due by \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)/.exec(outputs['dispute.created']!)?.[1];
     expect(disputeId, outputs['dispute.created']).toBeDefined();
     const sdk = new Colibri({ baseUrl: service().baseUrl, apiKey: merchant.api_key, apiSecret: merchant.api_secret });
-    const dispute = (await sdk.api.GET('/disputes/{dispute_id}', { params: { path: { dispute_id: disputeId! } } })).data!;
+    const dispute = await sdk.disputes.get(disputeId!);
     expect(dispute).toMatchObject({ status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', reason_code: '10.4', processor: 'sandbox' });
     const payment = await sdk.payments.details(dispute.payment_token);
     expect(payment.payment_info.card_number).toMatch(/0259$/);

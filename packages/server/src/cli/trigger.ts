@@ -74,7 +74,7 @@ export const TRIGGERS: Readonly<Record<string, Trigger>> = {
     run: async (colibri, merchant, log) => {
       const payment = await cardPayment(colibri, merchant, DISPUTE_CARD, log);
       if (payment.status !== 'PAID') throw new Error(`payment ${payment.token} ended ${payment.status}, so it cannot be disputed`);
-      const dispute = unwrap(await colibri.api.POST('/sandbox/payments/{payment_token}/dispute', { params: { path: { payment_token: payment.token } }, body: {} }));
+      const dispute = await colibri.sandbox.dispute(payment.token);
       log(`dispute ${dispute.dispute_id}: ${dispute.status} (${dispute.reason_category}, ${dispute.amount} ${dispute.asset}, evidence due by ${dispute.evidence_due_by})`);
     },
   },
