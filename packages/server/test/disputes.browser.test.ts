@@ -184,6 +184,12 @@ describe('dashboard disputes in chromium', () => {
     expect(submitted.submitted_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     await shot(page, 'dispute');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // The dispute and its payment lead to each other.
+    await page.locator('.facts').getByRole('link', { name: urgent.reference, exact: true }).click();
+    await page.getByRole('heading', { name: `Payment ${urgent.reference}` }).waitFor();
+    await page.getByRole('link', { name: urgent.id }).click();
+    await page.getByRole('heading', { name: `Dispute ${urgent.reference}` }).waitFor();
     expect(problems).toEqual([]);
   });
 
