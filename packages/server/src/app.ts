@@ -29,6 +29,7 @@ import { registerPaymentRoutes } from './payments/routes';
 import { registerPaymentDetailsRoutes } from './payment-details/routes';
 import { registerRefundRoutes } from './refunds/routes';
 import { registerDisputeRoutes } from './disputes/routes';
+import { registerBalanceRoutes } from './balance/routes';
 import { registerPayoutRoutes } from './payouts/routes';
 import { registerReportRoutes } from './reports/routes';
 import type { Background } from './background';
@@ -147,7 +148,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerCheckoutRoutes(app, ctx);
   registerCheckoutPageRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
-  registerDisputeRoutes(app, ctx);
+  await registerDisputeRoutes(app, ctx);
+  registerBalanceRoutes(app, ctx);
   registerPayoutRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);
   registerThreeDsRoutes(app, ctx);

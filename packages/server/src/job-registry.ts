@@ -1,6 +1,7 @@
 import { paymentChangedJob } from './checkout/payment-changed';
 import { sweepCheckouts } from './checkout/sweep-checkouts';
 import { reconcilePixCharges } from './checkout/pix-charges';
+import { reconcilePixReturns } from './checkout/pix-returns';
 import type { AppContext } from './context';
 import { analyseGrownTables } from './db/planner-statistics';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency';
@@ -54,6 +55,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'disputes', everyMs: 5_000, run: async () => void (await sweepDisputes(ctx)) },
     // PIX charges issued by a PSP and still open: read back when no notification came (checkout/pix-charges.ts).
     { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
+    // Paid PIX read back once a day for 92 days, 50 a pass, for a MED devolução whose notification was lost (checkout/pix-returns.ts).
+    { name: 'pix-returns', everyMs: 60_000, run: async () => void (await reconcilePixReturns(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
     { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.secretBox)) },
     // Statistics for tables that doubled since last measured, so young tables are not planned blind (db/planner-statistics.ts).

@@ -14,6 +14,7 @@ import { describeEachEngine } from './harness';
  *   `local`: kept on one node (the coordinator) and never pointed at by a tenant table.
  */
 const TENANT = [
+  'balance_transactions',
   'card_encryption_keys',
   'cards',
   'checkout_payment_codes',

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database';
 import { eventsInsertFrom, recordEvent, recordEvents, type NewEvent } from '../src/events/outbox';
 import { enqueue, enqueueMany, jobsInsertFrom, type EnqueueOptions } from '../src/jobs/queue';
-import { journalRows, ledgerInsertFrom, postJournal, postJournals, UnbalancedJournalError, type JournalInput } from '../src/ledger/ledger';
+import { ledgerInsertFrom, postJournal, postJournals, UnbalancedJournalError, type JournalInput } from '../src/ledger/ledger';
 import { createMerchant } from '../src/merchants/create-merchant';
 import { createTestDatabase, ENGINES, type TestDatabase } from './harness';
 
@@ -111,9 +111,10 @@ for (const engine of ENGINES) {
         currency: 'BRL',
         resourceId,
         at,
+        balance: { type: 'PAYMENT', sourceId: resourceId },
         lines: [
           { account: 'processor_receivable', amountMinor: 1050n },
-          { account: 'merchant_payable', amountMinor: -1000n },
+          { account: 'merchant_payable', amountMinor: -1000n, availableOn: '2030-01-03', feeMinor: 50n },
           { account: 'fee_revenue', amountMinor: -50n },
           { account: 'payout_clearing', amountMinor: 0n },
         ],
@@ -121,7 +122,7 @@ for (const engine of ENGINES) {
       const one = await postJournal(db(), journal('j-one'));
       const many = await postJournals(db(), [journal('j-many'), { ...journal('j-zero'), lines: [{ account: 'fee_revenue', amountMinor: 0n }] }]);
       expect(many[1]).toBeNull();
-      await after('j-after', (anchor, key) => ledgerInsertFrom(anchor, key, journalRows(journal('j-after'))));
+      await after('j-after', (anchor, key) => ledgerInsertFrom(anchor, key, [journal('j-after')]));
       const unbalanced = { ...journal('j-bad'), lines: [{ account: 'fee_revenue' as const, amountMinor: 1n }] };
       await expect(postJournals(db(), [journal('j-good'), unbalanced])).rejects.toBeInstanceOf(UnbalancedJournalError);
       const rows = await db()
@@ -141,6 +142,20 @@ for (const engine of ENGINES) {
           { kind: 'test.journal', account: 'processor_receivable', amount_minor: 1050n, currency: 'BRL', created_at: at },
         ]);
       }
+      // Each form wrote the journal's balance transaction with it, and the unbalanced set none.
+      const balance = await db()
+        .selectFrom('balance_transactions')
+        .select(['journal_id', 'type', 'source_id', 'amount_minor', 'fee_minor', 'net_minor', 'bucket', sql<string>`available_on::text`.as('available_on')])
+        .where('merchant_id', '=', merchantId)
+        .orderBy('source_id')
+        .execute();
+      expect(balance.map((b) => b.source_id)).toEqual(['j-after', 'j-many', 'j-one']);
+      for (const b of balance) expect(b).toMatchObject({ type: 'PAYMENT', amount_minor: 1050n, fee_minor: 50n, net_minor: 1000n, bucket: 'BALANCE', available_on: '2030-01-03' });
+      expect(balance.find((b) => b.source_id === 'j-one')?.journal_id).toBe(one);
+      // A journal that moves a merchant's balance without a balance type, or an undated payable line, is refused.
+      await expect(postJournal(db(), { ...journal('j-untyped'), balance: undefined })).rejects.toBeInstanceOf(UnbalancedJournalError);
+      const undated = { ...journal('j-undated'), lines: journal('j-undated').lines.map((l) => ({ ...l, availableOn: undefined })) };
+      await expect(postJournal(db(), undated)).rejects.toBeInstanceOf(UnbalancedJournalError);
     });
   });
 }

@@ -691,9 +691,29 @@ export interface paths {
         put?: never;
         /**
          * Add evidence to a dispute
-         * @description JSON text fields (a field sent replaces the one kept; an empty string removes it), or multipart/form-data with a file. Only while the dispute is NEEDS_RESPONSE.
+         * @description JSON text fields (a field sent replaces the one kept; an empty string removes it), or multipart/form-data with one file (PDF, JPEG or PNG by its content; at most 5 MB, and 10 MB for all of the dispute's files) and an optional kind. Only while the dispute is NEEDS_RESPONSE. A refused upload stores nothing.
          */
         post: operations["addDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}/evidence/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an evidence file
+         * @description The file as uploaded, with the content type its content showed and Content-Disposition: attachment.
+         */
+        get: operations["getDisputeEvidenceFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -734,6 +754,46 @@ export interface paths {
          * @description Concedes it: ACCEPTED, and the held money stays with the processor (a loss without a fight).
          */
         post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's balance per currency
+         * @description The merchant's available, pending and reserved money per currency.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's balance transactions
+         * @description Newest first, as a page object like the saved reports list; their nets add up to available + pending + reserved.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1687,7 +1747,10 @@ export interface components {
             /** @enum {string} */
             kind: "receipt" | "customer_communication" | "shipping_documentation" | "refund_policy" | "product_description" | "uncategorized";
             filename: string;
-            /** @enum {string} */
+            /**
+             * @description the type its content shows (never its name or declared type)
+             * @enum {string}
+             */
             content_type: "application/pdf" | "image/jpeg" | "image/png";
             /** @description bytes */
             size: number;
@@ -1802,6 +1865,82 @@ export interface components {
             accepted_at: string | null;
             evidence: components["schemas"]["DisputeEvidence"];
             refresh_token: string;
+        };
+        /** DisputeEvidenceUpload */
+        DisputeEvidenceUpload: {
+            /**
+             * Format: binary
+             * @description A PDF, JPEG or PNG file, at most 5 MB (10 MB for all of a dispute's files); its type is read from its content
+             */
+            file: string;
+            /**
+             * @description what the file shows; uncategorized when absent
+             * @enum {string}
+             */
+            kind?: "receipt" | "customer_communication" | "shipping_documentation" | "refund_policy" | "product_description" | "uncategorized";
+        };
+        /** Balance */
+        Balance: {
+            balances: {
+                asset: string;
+                /** @description can be settled to the merchant now */
+                available: number;
+                /** @description captured, available on a later day of its method */
+                pending: number;
+                /** @description held: the rolling reserve until its day, and what open disputes hold */
+                reserved: number;
+            }[];
+            refresh_token: string;
+        };
+        /** BalanceTransaction */
+        BalanceTransaction: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "PAYMENT" | "REFUND" | "FEE" | "DISPUTE" | "DISPUTE_REVERSAL" | "PAYOUT" | "SETTLEMENT" | "ADJUSTMENT";
+            /** @description the payment token, refund id, dispute id, payout tx_id, settlement id or adjustment id */
+            source_id: string;
+            /** @description gross: net plus fee */
+            amount: number;
+            fee: number;
+            /** @description what it adds to (or takes from) the balance */
+            net: number;
+            asset: string;
+            /** @description true for a movement of the reserved part (rolling reserve, dispute holds) */
+            reserved: boolean;
+            available_on: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+        };
+        /** BalanceTransactionPage */
+        BalanceTransactionPage: {
+            refresh_token: string;
+            content: components["schemas"]["BalanceTransaction"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
         };
         /** Payout */
         Payout: {
@@ -4210,6 +4349,7 @@ export interface operations {
                     product_description?: string;
                     uncategorized_text?: string;
                 };
+                "multipart/form-data": components["schemas"]["DisputeEvidenceUpload"];
             };
         };
         responses: {
@@ -4251,6 +4391,69 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (of the body, or of an uploaded file) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDisputeEvidenceFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dispute_id: string;
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence file, as uploaded */
+            200: {
+                headers: {
+                    /** @description attachment, with the name the file was uploaded under */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4382,6 +4585,81 @@ export interface operations {
             };
             /** @description The processor failed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                size?: number;
+                page?: number;
+                type?: "PAYMENT" | "REFUND" | "FEE" | "DISPUTE" | "DISPUTE_REVERSAL" | "PAYOUT" | "SETTLEMENT" | "ADJUSTMENT";
+                /** @description YYYY-MM-DD: recorded on or after this day */
+                from?: string;
+                /** @description YYYY-MM-DD: recorded on or before this day */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransactionPage"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

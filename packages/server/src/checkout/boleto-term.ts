@@ -1,10 +1,7 @@
-import { addBusinessDays, addDays, type IsoDate } from '../rails/calendar';
+import { addBusinessDays, addDays, localDate, startOfLocalDay, type IsoDate } from '../rails/calendar';
 
-/**
- * Brasília time is UTC−3 all year: Brazil has kept no daylight-saving time since 2019, and every boleto
- * rule (the due date, "payable until the end of the day", compensation) is read on that clock.
- */
-const BRASILIA_OFFSET_MS = -3 * 3_600_000;
+// Every boleto rule (the due date, "payable until the end of the day", compensation) is read on Brasília time,
+// UTC−3 all year (rails/calendar/local-time.ts explains the clock).
 
 /** The default term of a boleto, in business days after its generation (per merchant; migration 0015). */
 export const DEFAULT_BOLETO_DUE_BUSINESS_DAYS = 3;
@@ -14,7 +11,7 @@ export const DEFAULT_BOLETO_DUE_BUSINESS_DAYS = 3;
  * @example brasiliaDate(new Date('2026-11-25T02:00:00Z')) // '2026-11-24'
  */
 export function brasiliaDate(at: Date): IsoDate {
-  return new Date(at.getTime() + BRASILIA_OFFSET_MS).toISOString().slice(0, 10);
+  return localDate(at, 'BR');
 }
 
 /**
@@ -22,7 +19,7 @@ export function brasiliaDate(at: Date): IsoDate {
  * @example startOfBrasiliaDay('2026-11-25') // 2026-11-25T03:00:00.000Z
  */
 export function startOfBrasiliaDay(date: IsoDate): Date {
-  return new Date(Date.parse(`${date}T00:00:00Z`) - BRASILIA_OFFSET_MS);
+  return startOfLocalDay(date, 'BR');
 }
 
 /**

@@ -22,7 +22,8 @@ import { syncCheckout } from './sync-checkout';
  *    with its endToEndId, and the record APPROVED;
  * 4. reconciliation reads back every charge still open in the books (`GET /cob/{txid}`): it stores a
  *    code that never arrived (creating the charge if the PSP has none), applies a payment whose
- *    notification was lost, and withdraws the charge of an attempt that was canceled or lapsed.
+ *    notification was lost, and withdraws the charge of an attempt that was canceled or lapsed;
+ * 5. once paid, the PIX's returns are watched for a MED devolução (pix-returns.ts).
  */
 
 type Issuer = Connector & PixChargeIssuer;
@@ -42,6 +43,9 @@ export function paymentTokenOfTxid(txid: string): string | null {
 export function chargeReference(paymentToken: string): string {
   return `${paymentToken}:charge`;
 }
+
+/** The end of the reference of the connector operation that watches a paid PIX's returns (pix-returns.ts). */
+export const RETURNS_SUFFIX = ':returns';
 
 /** The connector that issues the merchant's PIX charges, or null (the simulator makes its own codes). */
 export async function pixIssuerFor(ctx: Pick<AppContext, 'connectors'>, merchantId: string): Promise<Issuer | null> {
@@ -108,6 +112,8 @@ export async function receivePix(ctx: AppContext, connectorId: string, merchantI
       processor_id: receipt.endToEndId,
     }, (row) => [captureJournal(row, now)]);
     await recordOutcome(trx, { connector: connectorId, merchantId, reference, providerReference: pixTxid(paymentToken), outcome: { status: 'APPROVED', processorId: receipt.endToEndId } });
+    // Its returns are watched from now on, for a MED devolução whose notification is lost (pix-returns.ts).
+    await recordOutcome(trx, { connector: connectorId, merchantId, reference: `${paymentToken}${RETURNS_SUFFIX}`, providerReference: receipt.endToEndId, outcome: { status: 'PENDING', processorId: receipt.endToEndId } });
     const current = session ? await lockCheckout(trx, session.checkout_id, merchantId) : undefined;
     if (current) await syncCheckout(trx, current, now);
     return 'PAID';

@@ -5,9 +5,11 @@ import type { TLSSocket } from 'node:tls';
 import Ajv from 'ajv';
 import type { FastifyBaseLogger } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { firstDelivery, recordOutcome, wakeWaitingJob } from '../connectors/operations';
-import { receiptOf, translateDevolucao } from '../connectors/pix/pix-codes';
-import { devolucaoIdOf, readPem } from '../connectors/pix/pix-connector';
+import { merchantNow } from '../clock/merchant-clock';
+import { firstDelivery, wakeWaitingJob } from '../connectors/operations';
+import { receiptOf } from '../connectors/pix/pix-codes';
+import { readPem } from '../connectors/pix/pix-connector';
+import { recordDevolucoes } from '../connectors/pix/pix-returns';
 import type { App, AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { standardErrorBody } from '../http/error-body';
@@ -15,10 +17,15 @@ import { chargeReference, paymentTokenOfTxid, pixIssuerFor, receivePix } from '.
 
 /** The standard's `Pix` as the webhook delivers it (fields Colibri reads; others are allowed). */
 const Valor = Type.String({ pattern: '^\\d{1,10}\\.\\d{2}$' });
+const Horario = Type.String({ maxLength: 64 });
 const DevolucaoItem = Type.Object({
   id: Type.String({ pattern: '^[a-zA-Z0-9]{1,35}$' }),
   rtrId: Type.String({ pattern: '^[a-zA-Z0-9]{32}$' }),
   valor: Valor,
+  // Any text: a `natureza` this Colibri does not know is an ordinary return, not a delivery to refuse.
+  natureza: Type.Optional(Type.String({ maxLength: 40 })),
+  descricao: Type.Optional(Type.String({ maxLength: 140 })),
+  horario: Type.Optional(Type.Object({ solicitacao: Type.Optional(Horario), liquidacao: Type.Optional(Horario) })),
   status: Type.Union([Type.Literal('EM_PROCESSAMENTO'), Type.Literal('DEVOLVIDO'), Type.Literal('NAO_REALIZADO')]),
 });
 const PixItem = Type.Object({
@@ -38,12 +45,15 @@ const BODY_LIMIT_BYTES = 1_048_576;
  * Applies a `POST {webhookUrl}/pix` of the PSP: `{pix: [{endToEndId, txid, valor, horario, devolucoes}]}`.
  * 1. Every PIX with a txid must be a charge of Colibri's, for a merchant whose PIX connector issues
  *    charges; otherwise the whole delivery is refused (CONNECTOR_REFERENCE_UNKNOWN) and nothing is
- *    applied. A PIX without txid (paid to the key directly) is not a charge and is only recorded.
+ *    applied. A PIX without txid (paid to the key directly) is not a charge and is only recorded, once
+ *    per state of its devoluções.
  * 2. Each PIX is applied to its payment (pix-charges.ts `receivePix`): a repeated or late delivery
  *    changes nothing that was applied.
- * 3. Each devolução in a final status settles the refund it stands for, unless a settled outcome is
- *    already on record (first settled wins, so the order of deliveries does not matter), and wakes the
- *    refund's settlement job.
+ * 3. The devoluções of a PIX its payment was paid with are recorded with the delivery, in one
+ *    transaction (connectors/pix/pix-returns.ts): a MED devolução DEVOLVIDO becomes a dispute notice
+ *    (the disputes domain opens the dispute LOST and records the refund it is); one of Colibri's own in a
+ *    final status settles its refund's record, unless a settled outcome is already on record (first
+ *    settled wins, so the order of deliveries does not matter), and wakes the refund's settlement job.
  */
 export async function applyPixNotifications(ctx: AppContext, body: unknown, log: Pick<FastifyBaseLogger, 'warn'>): Promise<{ applied: number; duplicates: number }> {
   if (!validate(body)) throw new ApiError('FIELD_FORMAT', `pix: not the standard's webhook body (${validate.errors?.[0]?.instancePath ?? ''} ${validate.errors?.[0]?.message ?? ''}).`.replace(' ).', ').'));
@@ -64,8 +74,11 @@ export async function applyPixNotifications(ctx: AppContext, body: unknown, log:
   }
   let applied = 0;
   let duplicates = 0;
+  // A PIX is recorded once per state of its devoluções: a devolução that appears later (a MED) is news.
+  const keyOf = (item: PixNotification) => `pix:${item.endToEndId}:${(item.devolucoes ?? []).map((d) => `${d.id}=${d.status}`).join(',')}`;
   for (const item of items.filter((i) => i.txid === undefined)) {
-    if (await firstDelivery(ctx.db, 'pix', `pix:${item.endToEndId}`, item)) applied += 1;
+    if ((item.devolucoes ?? []).length > 0) log.warn({ end_to_end_id: item.endToEndId, devolucoes: item.devolucoes }, 'Devoluções of a PIX that is not a charge of Colibri: nothing to apply');
+    if (await firstDelivery(ctx.db, 'pix', keyOf(item), item)) applied += 1;
     else duplicates += 1;
   }
   for (const { item, merchantId, paymentToken, connectorId } of targets) {
@@ -75,18 +88,22 @@ export async function applyPixNotifications(ctx: AppContext, body: unknown, log:
     if (result === 'CLOSED' || result === 'AMOUNT_MISMATCH') {
       log.warn({ payment_token: paymentToken, end_to_end_id: item.endToEndId, result }, 'PIX received that Colibri does not apply; refund it at the PSP');
     }
-    for (const devolucao of item.devolucoes ?? []) {
-      if (devolucao.status === 'EM_PROCESSAMENTO') continue;
-      const refund = /^colibri(\d+)$/.exec(devolucao.id);
-      if (!refund) continue;
-      const reference = `${paymentToken}:refund:${refund[1]}`;
-      if (devolucaoIdOf(reference) !== devolucao.id) continue;
-      await recordOutcome(ctx.db, { connector: connectorId, merchantId, reference, providerReference: `${item.endToEndId}/${devolucao.id}`, outcome: translateDevolucao(devolucao) });
-      await wakeWaitingJob(ctx.db, reference);
-    }
-    const key = `pix:${item.endToEndId}:${(item.devolucoes ?? []).map((d) => `${d.id}=${d.status}`).join(',')}`;
-    if (await firstDelivery(ctx.db, 'pix', key, item)) applied += 1;
+    const payment = await ctx.db.selectFrom('payments').select(['end_to_end_id', 'currency']).where('payment_token', '=', paymentToken).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
+    const now = await merchantNow(ctx.db, merchantId);
+    const { first, recorded } = await ctx.db.transaction().execute(async (trx) => {
+      // Only the PIX the payment was paid with has returns that are the payment's (a MED included);
+      // the devoluções of one Colibri did not apply are only kept with the delivery.
+      const recorded = payment.end_to_end_id === item.endToEndId
+        ? await recordDevolucoes(trx, { merchantId, paymentToken, currency: payment.currency, endToEndId: item.endToEndId }, connectorId, item.devolucoes ?? [], now)
+        : null;
+      for (const reference of recorded?.settled ?? []) await wakeWaitingJob(trx, reference);
+      return { first: await firstDelivery(trx, 'pix', keyOf(item), item), recorded };
+    });
+    if (first) applied += 1;
     else duplicates += 1;
+    if (first && recorded && recorded.unread.length > 0) {
+      log.warn({ payment_token: paymentToken, end_to_end_id: item.endToEndId, devolucoes: recorded.unread }, 'Devoluções Colibri did not ask for that are not MED returns (made at the PSP, or not made): the payment does not show them');
+    }
   }
   ctx.workerSignal.poke();
   return { applied, duplicates };

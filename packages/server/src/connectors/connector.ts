@@ -108,6 +108,21 @@ export interface PixChargeIssuer {
   readPixCharge(merchantId: string, txid: string): Promise<PixCharge | null>;
   /** Withdraws an open charge (the payer left for another method, or it lapsed). */
   withdrawPixCharge(txid: string): Promise<void>;
+  /**
+   * Reads a PIX Colibri applied to a payment back from the provider and records what its returns say:
+   * a return the provider made on the Banco Central's MED as a dispute notice, the end of a refund of
+   * Colibri's in its books. Answers the references of the refunds it settled (their jobs are woken), or
+   * null when the provider has no such PIX.
+   */
+  readPixReturns(pix: PaidPix): Promise<{ readonly settled: readonly string[] } | null>;
+}
+
+/** A PIX Colibri applied to a payment: whose it is and how the provider names it (its end-to-end id). */
+export interface PaidPix {
+  readonly merchantId: string;
+  readonly paymentToken: string;
+  readonly currency: string;
+  readonly endToEndId: string;
 }
 
 /** The provider refused to issue a charge (a request it will never accept): the attempt fails with this code of Colibri's. */

@@ -25,6 +25,8 @@ export type DisputeProcessor = (typeof DISPUTE_PROCESSORS)[number];
  * - OPENED: the dispute exists at `stage` (opened, or taken to a later stage: money is held from a
  *   chargeback on);
  * - WON / LOST: the processor decided (a notice of a dispute Colibri has not seen opens it first);
+ * - DEFENDED: the provider has a defence that did not go through Colibri (sent in the provider's own
+ *   dashboard, or made by the provider itself): a dispute waiting for a response is UNDER_REVIEW;
  * - DEFENSE_PERIOD_ENDED: no defence can be sent any more; one still waiting for a response is LOST.
  */
 export interface DisputeNotice {
@@ -35,7 +37,7 @@ export interface DisputeNotice {
   /** The provider's id of the dispute (Adyen's dispute pspReference, the MED devolução's id). */
   readonly processorReference: string;
   readonly paymentToken: string;
-  readonly kind: 'OPENED' | 'WON' | 'LOST' | 'DEFENSE_PERIOD_ENDED';
+  readonly kind: 'OPENED' | 'WON' | 'LOST' | 'DEFENDED' | 'DEFENSE_PERIOD_ENDED';
   readonly stage: DisputeStage;
   readonly amountMinor: bigint;
   readonly currency: string;

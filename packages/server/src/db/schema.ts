@@ -10,6 +10,7 @@ import type { SubscriptionTables } from './tables/subscriptions';
 import type { WebhookTables } from './tables/webhooks';
 import type { DashboardTables } from './tables/dashboard';
 import type { DisputeTables } from './tables/disputes';
+import type { BalanceTables } from './tables/balance';
 
 /**
  * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
@@ -130,6 +131,8 @@ export interface LedgerEntriesTable {
   amount_minor: bigint;
   currency: string;
   resource_id: string | null;
+  /** `YYYY-MM-DD`: when the money of a `merchant_payable` or `reserve_held` line is the merchant's (migration 0032). */
+  available_on: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -189,7 +192,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables {
+export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

@@ -7,10 +7,13 @@ import type { DisputeNoticesTable } from '../db/tables/disputes';
 import { ApiError } from '../http/errors';
 import type { Job, JobKind } from '../jobs/queue';
 import { lockPayment, type PaymentRow } from '../payments/payment-record';
+import { recordProcessorRefund } from '../refunds/refund-record';
 import { changeDisputeStatus, escalateDispute, openDispute, type DisputeRow } from './dispute-record';
 import { OPEN_DISPUTE_STATUSES, stageRank, type DisputeProcessor } from './states';
 
 type NoticeRow = Selectable<DisputeNoticesTable>;
+/** A notice's `details` (connectors/dispute-notices.ts recordDisputeNotice). */
+type NoticeDetails = { reason_category?: DisputeReasonCategory; refund?: { id: string; at: string } };
 
 /**
  * Applies the dispute notices a connector kept (connectors/dispute-notices.ts), run by the job worker.
@@ -83,10 +86,17 @@ async function applyNotice(trx: Db, payment: PaymentRow, notice: NoticeRow, at: 
         const opened = await open();
         if (typeof opened === 'string') return opened;
         dispute = opened;
+        const refund = (notice.details as NoticeDetails).refund;
+        if (refund && notice.kind === 'LOST') dispute = await recordReturn(trx, dispute, refund, at);
       }
       if (closed(dispute)) return `ignored: ${dispute.dispute_id} is ${dispute.status}`;
       await changeDisputeStatus(trx, dispute, notice.kind, at);
-      return `${dispute.dispute_id} ${notice.kind}`;
+      return `${dispute.dispute_id} ${notice.kind}${dispute.refund_id === null ? '' : ` as refund ${dispute.refund_id}`}`;
+    }
+    case 'DEFENDED': {
+      if (!dispute || dispute.status !== 'NEEDS_RESPONSE') return 'ignored: no dispute waits for a response';
+      await changeDisputeStatus(trx, dispute, 'UNDER_REVIEW', at);
+      return `${dispute.dispute_id} UNDER_REVIEW: defended at the processor`;
     }
     case 'DEFENSE_PERIOD_ENDED': {
       if (!dispute || dispute.status !== 'NEEDS_RESPONSE') return 'ignored: no dispute waits for a response';
@@ -96,6 +106,27 @@ async function applyNotice(trx: Db, payment: PaymentRow, notice: NoticeRow, at: 
     default:
       return `ignored: unknown kind ${notice.kind}`;
   }
+}
+
+/**
+ * A MED devolução, just opened as a dispute: the refund it is, recorded COMPLETED with the payment's
+ * refunded amount and status (refunds/refund-record.ts), and named on the dispute, so that refunds and
+ * later disputes count it once. Its money moves with the dispute's journals only (held, then lost to
+ * the processor: what Colibri owes the merchant and what the PSP owes Colibri both fall by the amount),
+ * so the refund posts none. Opened first, because the dispute's amount must fit in what the payment
+ * still holds, before the refund takes it.
+ */
+async function recordReturn(trx: Db, dispute: DisputeRow, refund: { id: string; at: string }, at: Date): Promise<DisputeRow> {
+  const payment = await lockPayment(trx, dispute.merchant_id, dispute.payment_token);
+  if (!payment) return dispute;
+  const recorded = await recordProcessorRefund(trx, payment, { amountMinor: dispute.amount_minor, processorId: refund.id, completedAt: new Date(refund.at) }, at);
+  return trx
+    .updateTable('disputes')
+    .set({ refund_id: recorded.refund_id, updated_at: at })
+    .where('dispute_id', '=', dispute.dispute_id)
+    .where('merchant_id', '=', dispute.merchant_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The latest round of the notice's dispute: its first one, or a later one opened after it closed. */
@@ -114,7 +145,7 @@ async function latestDispute(trx: Db, notice: NoticeRow): Promise<DisputeRow | u
 }
 
 function fromNotice(notice: NoticeRow, processorReference: string) {
-  const details = notice.details as { reason_category?: DisputeReasonCategory };
+  const details = notice.details as NoticeDetails;
   return {
     processor: notice.processor as DisputeProcessor,
     processorReference,
@@ -124,5 +155,6 @@ function fromNotice(notice: NoticeRow, processorReference: string) {
     reasonDescription: notice.reason_description,
     stage: notice.stage as DisputeStage,
     evidenceDueBy: notice.evidence_due_by,
+    returned: details.refund !== undefined,
   };
 }

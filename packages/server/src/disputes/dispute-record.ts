@@ -5,14 +5,14 @@ import type { DisputeFilesTable, DisputesTable } from '../db/tables/disputes';
 import { recordEvent } from '../events/outbox';
 import { disputeFeeMinor, loadFeePlan } from '../fees/fee-plan';
 import { ApiError } from '../http/errors';
-import { postJournal } from '../ledger/ledger';
+import { postJournal, postJournals } from '../ledger/ledger';
 import { exponentOf } from '../lib/currencies';
 import { formatAmount, toJsonNumber } from '../lib/money';
 import { assertMove, canMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { formatDateTime } from '../lib/time-format';
 import { isUuid } from '../lib/identifiers';
 import type { PaymentRow } from '../payments/payment-record';
-import { closeJournal, holdJournal } from './dispute-money';
+import { closeJournal, feeJournal, holdJournal } from './dispute-money';
 import { EVIDENCE_TEXT_FIELDS } from './evidence-fields';
 import { DISPUTE_STATES, holdsMoney, type DisputeProcessor, type DisputeReasonCategory, type DisputeStage, type DisputeStatus } from './states';
 
@@ -32,22 +32,30 @@ export interface NewDispute {
   readonly evidenceDueBy: Date | null;
   /** MED: the refund the devolução is recorded as. */
   readonly refundId?: bigint | undefined;
+  /**
+   * MED: the dispute is a return the processor made already, which it bounded by what it had not yet
+   * returned, so refunds still in flight at Colibri do not count against it (one the processor
+   * accepted fits beside it; one it did not will fail there).
+   */
+  readonly returned?: boolean | undefined;
 }
 
 /**
  * How much of a payment can still be disputed: what the customer paid (captured plus customer fees),
  * less what was refunded or is being refunded, less what other disputes hold or took (a won dispute
- * gives its amount back; a MED dispute's amount is counted as the refund it is recorded as).
+ * gives its amount back; a MED dispute's amount is counted as the refund it is recorded as). With
+ * `refunding: false`, refunds still in flight are not counted (a MED: NewDispute `returned`).
  * @example await disputableMinor(trx, payment) // 10000n for a paid R$ 100,00 payment with no refund
  */
-export async function disputableMinor(db: Db, payment: Pick<PaymentRow, 'payment_token' | 'captured_minor' | 'customer_fees_minor' | 'refunded_minor'>): Promise<bigint> {
+export async function disputableMinor(db: Db, payment: Pick<PaymentRow, 'payment_token' | 'captured_minor' | 'customer_fees_minor' | 'refunded_minor'>, options: { refunding?: boolean } = {}): Promise<bigint> {
   const { rows } = await sql<{ refunding: string; disputed: string }>`
     select
       (select coalesce(sum(amount_minor), 0) from refunds where payment_token = ${payment.payment_token} and status in ('REQUESTED', 'PROCESSING'))::text as refunding,
       (select coalesce(sum(amount_minor), 0) from disputes where payment_token = ${payment.payment_token} and status <> 'WON' and refund_id is null)::text as disputed`.execute(db);
   const [row] = rows;
   const paid = payment.captured_minor + payment.customer_fees_minor;
-  return paid - payment.refunded_minor - BigInt(row?.refunding ?? '0') - BigInt(row?.disputed ?? '0');
+  const refunding = options.refunding === false ? 0n : BigInt(row?.refunding ?? '0');
+  return paid - payment.refunded_minor - refunding - BigInt(row?.disputed ?? '0');
 }
 
 /**
@@ -57,7 +65,7 @@ export async function disputableMinor(db: Db, payment: Pick<PaymentRow, 'payment
  * @example const dispute = await openDispute(trx, payment, { processor: 'sandbox', amountMinor: 10000n, reasonCode: '10.4', reasonCategory: 'FRAUD', stage: 'CHARGEBACK', evidenceDueBy }, now);
  */
 export async function openDispute(trx: Db, payment: PaymentRow, input: NewDispute, at: Date): Promise<DisputeRow> {
-  const room = await disputableMinor(trx, payment);
+  const room = await disputableMinor(trx, payment, { refunding: !input.returned });
   if (input.amountMinor <= 0n || input.amountMinor > room) {
     const left = formatAmount(room > 0n ? room : 0n, exponentOf(payment.currency));
     throw new ApiError('DISPUTE_AMOUNT_EXCEEDS_DISPUTABLE', `amount: the payment has ${left} ${payment.currency} that can still be disputed (captured less refunded and already disputed).`);
@@ -122,7 +130,7 @@ export async function escalateDispute(trx: Db, dispute: DisputeRow, stage: Dispu
 /** Holds the disputed amount and charges the dispute fee (once per dispute; none for MED, which is no card scheme's). */
 async function holdMoney(trx: Db, dispute: DisputeRow, at: Date): Promise<DisputeRow> {
   const fee = dispute.fee_minor > 0n || dispute.processor === 'pix' ? 0n : disputeFeeMinor(await loadFeePlan(trx, dispute.merchant_id));
-  await postJournal(trx, holdJournal(dispute, dispute.amount_minor, fee, at));
+  await postJournals(trx, [holdJournal(dispute, dispute.amount_minor, at), ...(fee > 0n ? [feeJournal(dispute, fee, at)] : [])]);
   return trx
     .updateTable('disputes')
     .set((eb) => ({ held_minor: dispute.amount_minor, fee_minor: eb('fee_minor', '+', fee) }))
@@ -219,6 +227,16 @@ export function disputeView(dispute: DisputeRow, files: readonly DisputeFileRow[
 }
 
 export type DisputeView = ReturnType<typeof disputeView>;
+
+/**
+ * Refuses evidence and responses once the dispute no longer waits for one (DISPUTE_RESPONSE_CLOSED).
+ * @example assertWaiting(dispute, 'evidence can be added');
+ */
+export function assertWaiting(dispute: DisputeRow, doing: string): void {
+  if (dispute.status !== 'NEEDS_RESPONSE') {
+    throw new ApiError('DISPUTE_RESPONSE_CLOSED', `status: the dispute is ${dispute.status}; ${doing} only while it is NEEDS_RESPONSE.`);
+  }
+}
 
 /**
  * One of the merchant's disputes, with its files, or DISPUTE_NOT_FOUND (another merchant's too). With

@@ -4,7 +4,7 @@ import { DisputeRefusedError, type DisputeActions } from '../connectors/dispute-
 import { ApiError } from '../http/errors';
 import type { PaymentMethodName } from '../processor/processor';
 import { ProcessorTimeoutError, ProcessorUnavailableError } from '../processor/processor';
-import { changeDisputeStatus, loadDispute, type DisputeRow, type DisputeView, disputeView } from './dispute-record';
+import { assertWaiting, changeDisputeStatus, loadDispute, type DisputeRow, type DisputeView, disputeView } from './dispute-record';
 import { EVIDENCE_TEXT_FIELDS, type EvidenceTextField } from './evidence-fields';
 import { fileContent } from './evidence-files';
 
@@ -14,13 +14,6 @@ import { fileContent } from './evidence-files';
  * first, outside any transaction; only its answer moves the dispute, so a provider that refuses or
  * cannot be reached leaves it as it was.
  */
-
-/** Refuses evidence and responses once the dispute no longer waits for one. */
-function assertWaiting(dispute: DisputeRow, doing: string): void {
-  if (dispute.status !== 'NEEDS_RESPONSE') {
-    throw new ApiError('DISPUTE_RESPONSE_CLOSED', `status: the dispute is ${dispute.status}; ${doing} only while it is NEEDS_RESPONSE.`);
-  }
-}
 
 /**
  * Sets evidence text fields (a field sent replaces the one kept; an empty string removes it).

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { PageSchema } from '../http/page';
 import { StatusEnum, StringEnum } from '../http/schema-kit';
 import { EVIDENCE_FILE_KINDS, EVIDENCE_TEXT_FIELDS, EVIDENCE_TEXT_MAX } from './evidence-fields';
+import { EVIDENCE_CONTENT_TYPES } from './evidence-files';
 import { DISPUTE_PROCESSORS, DISPUTE_REASON_CATEGORIES, DISPUTE_STAGES, DISPUTE_STATUSES } from './states';
 
 /** Request and response schemas of the dispute endpoints (CONTRACTS.md, Disputes; docs/disputes.md). */
@@ -14,7 +15,7 @@ export const EvidenceFile = Type.Object(
     file_id: Type.String({ format: 'uuid' }),
     kind: StatusEnum(EVIDENCE_FILE_KINDS),
     filename: Type.String(),
-    content_type: StatusEnum(['application/pdf', 'image/jpeg', 'image/png']),
+    content_type: StatusEnum(EVIDENCE_CONTENT_TYPES, { description: 'the type its content shows (never its name or declared type)' }),
     size: Type.Integer({ description: 'bytes' }),
     created_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss (UTC, merchant clock)' }),
   },
@@ -56,6 +57,7 @@ export const DisputeItem = Type.Object(DisputeFields, { title: 'DisputeItem' });
 export const DisputePage = PageSchema(DisputeItem, 'DisputePage', { refresh_token: Type.String() });
 
 export const DisputeParams = Type.Object({ dispute_id: Type.String({ maxLength: 64 }) });
+export const EvidenceFileParams = Type.Object({ dispute_id: Type.String({ maxLength: 64 }), file_id: Type.String({ maxLength: 64 }) });
 
 /** Page sizes of `GET /disputes`, as the reports list's. */
 export const DISPUTE_PAGE_SIZE = { default: 20, max: 100 } as const;
@@ -71,4 +73,13 @@ export const DisputeListQuery = Type.Object({
 export const EvidenceTextBody = Type.Object(
   Object.fromEntries(EVIDENCE_TEXT_FIELDS.map((field) => [field, Type.Optional(Type.String({ maxLength: EVIDENCE_TEXT_MAX }))])),
   { additionalProperties: false, minProperties: 1 },
+);
+
+/** The multipart form of `POST /disputes/<dispute_id>/evidence`: documented here, checked as it streams (evidence-files.ts). */
+export const EvidenceFileForm = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'A PDF, JPEG or PNG file, at most 5 MB (10 MB for all of a dispute\'s files); its type is read from its content' }),
+    kind: Type.Optional(StringEnum(EVIDENCE_FILE_KINDS, { description: 'what the file shows; uncategorized when absent' })),
+  },
+  { title: 'DisputeEvidenceUpload' },
 );

@@ -3,7 +3,7 @@ import type { Db } from '../db/database';
 import type { PaymentFeesTable } from '../db/tables/payments';
 import { eventsInsertFrom } from '../events/outbox';
 import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
-import { journalRows, ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
+import { ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
 import { jobsInsertFrom } from '../jobs/queue';
 import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
@@ -128,7 +128,7 @@ export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[
   const payments = described.map((d) => Object.fromEntries(SETTLED_COLUMNS.map((column) => [column, d.payment[column]])));
   const refeed = described.filter((d) => d.fees !== undefined);
   const fees = refeed.flatMap((d) => d.fees ?? []).map((f, n) => ({ ...f, n }));
-  const lines = described.flatMap((d) => d.journals.flatMap(journalRows));
+  const journals = described.flatMap((d) => d.journals);
   const events = described.map((d) => paymentEvent(d.payment));
   const followUps = described.flatMap((d) => paymentFollowUps(d.payment));
   const { rows: updated } = await sql<PaymentRow>`
@@ -176,7 +176,7 @@ export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[
     ),
     event as (${eventsInsertFrom('updated', 'payment_token', events)}),
     followups as (${jobsInsertFrom('updated', 'payment_token', followUps)}),
-    ledger as (${ledgerInsertFrom('updated', 'payment_token', lines)})
+    ledger as (${ledgerInsertFrom('updated', 'payment_token', journals)})
     select * from updated`.execute(db);
   const byToken = new Map(updated.map((row) => [row.payment_token, row]));
   return outcomes.map((outcome) => (firsts.includes(outcome) ? byToken.get(outcome.payment.payment_token) : undefined));

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { enqueueMany } from '../jobs/queue';
-import { postJournals, type JournalInput } from '../ledger/ledger';
+import { balanceDay, postJournals, type JournalInput } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
 import type { PaymentsTable } from '../db/tables/payments';
@@ -88,7 +88,11 @@ export function holdJournal(payment: PaymentRow, at: Date, direction: 1n | -1n, 
   };
 }
 
-/** Ledger: a capture. The processor owes what the customer paid; the merchant is owed it less merchant fees. */
+/**
+ * Ledger: a capture. The processor owes what the customer paid; the merchant is owed it less merchant
+ * fees, from the day its payment method makes it available (balance: a PAYMENT transaction whose fee is
+ * the merchant fees).
+ */
 export function captureJournal(payment: PaymentRow, at: Date): JournalInput {
   const customerPaid = payment.captured_minor + payment.customer_fees_minor;
   return {
@@ -97,9 +101,10 @@ export function captureJournal(payment: PaymentRow, at: Date): JournalInput {
     currency: payment.currency,
     resourceId: payment.payment_token,
     at,
+    balance: { type: 'PAYMENT', sourceId: payment.payment_token },
     lines: [
       { account: 'processor_receivable', amountMinor: customerPaid },
-      { account: 'merchant_payable', amountMinor: -(payment.captured_minor - payment.merchant_fees_minor) },
+      { account: 'merchant_payable', amountMinor: -(payment.captured_minor - payment.merchant_fees_minor), availableOn: balanceDay(at, payment.currency), feeMinor: payment.merchant_fees_minor },
       { account: 'fee_revenue', amountMinor: -(payment.merchant_fees_minor + payment.customer_fees_minor) },
     ],
   };

@@ -13,7 +13,7 @@ export interface PayoutStatusPatch {
 }
 
 /** The journal each status writes, if any; CREATED's is written with the batch (create-payouts.ts). */
-const STATUS_JOURNALS: Partial<Record<PayoutStatus, (payout: PayoutRecord) => JournalLine[]>> = {
+const STATUS_JOURNALS: Partial<Record<PayoutStatus, (payout: PayoutRecord, at: Date) => JournalLine[]>> = {
   PAID: payoutPaidLines,
   REJECTED: payoutReversalLines,
   CANCELED: payoutReversalLines,
@@ -59,7 +59,7 @@ export async function changePayoutStatus(
     data: payoutEventData(updated),
     notificationUrls: [payout.notification_url],
   });
-  const lines = STATUS_JOURNALS[status]?.(updated);
+  const lines = STATUS_JOURNALS[status]?.(updated, at);
   if (lines) {
     await postJournal(trx, {
       merchantId: payout.merchant_id,
@@ -67,6 +67,7 @@ export async function changePayoutStatus(
       currency: payout.currency,
       resourceId: payout.tx_id,
       at,
+      balance: { type: 'PAYOUT', sourceId: payout.tx_id },
       lines,
     });
   }

@@ -90,7 +90,8 @@ export async function createPayouts(ctx: AppContext, merchantId: string, rawItem
         currency: record.currency,
         resourceId: record.tx_id,
         at: now,
-        lines: payoutCreatedLines(record),
+        balance: { type: 'PAYOUT' as const, sourceId: record.tx_id },
+        lines: payoutCreatedLines(record, now),
       })),
     );
     await recordEvents(

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
-import type { JournalLine } from '../ledger/ledger';
+import { balanceDay, type JournalLine } from '../ledger/ledger';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
 import type { PayoutStatus } from './states';
@@ -100,11 +100,13 @@ export function processorReference(txId: string): string {
  * Ledger lines of a new payout (docs/payouts.md, "Ledger"): the merchant's balance is charged the
  * merchant amount, what the recipient is to receive waits in `payout_clearing`, and both kinds of fees
  * are earned. Balanced because merchant_amount = customer_amount + customer_fees + merchant_fees.
- * @example payoutCreatedLines(row) // [merchant_payable +151826, payout_clearing −149475, fee_revenue −2351]
+ * @example payoutCreatedLines(row, now) // [merchant_payable +151826, payout_clearing −149475, fee_revenue −2351]
  */
-export function payoutCreatedLines(payout: PayoutRecord): JournalLine[] {
+export function payoutCreatedLines(payout: PayoutRecord, at: Date): JournalLine[] {
+  const fees = payout.merchant_fees_minor + payout.customer_fees_minor;
   return [
-    { account: 'merchant_payable', amountMinor: payout.merchant_amount_minor },
+    // Its balance transaction: the amount sent, and the fees (both kinds, all paid out of the merchant's balance).
+    { account: 'merchant_payable', amountMinor: payout.merchant_amount_minor, availableOn: balanceDay(at, payout.currency), feeMinor: fees },
     { account: 'payout_clearing', amountMinor: -payout.customer_amount_minor },
     { account: 'fee_revenue', amountMinor: -(payout.merchant_fees_minor + payout.customer_fees_minor) },
   ];
@@ -125,8 +127,8 @@ export function payoutPaidLines(payout: PayoutRecord): JournalLine[] {
 /**
  * Ledger lines of a payout that was refused or withdrawn: the creation journal reversed, so the
  * merchant gets back the whole merchant amount, fees included (a failed payout costs nothing).
- * @example payoutReversalLines(row) // [merchant_payable −151826, payout_clearing +149475, fee_revenue +2351]
+ * @example payoutReversalLines(row, now) // [merchant_payable −151826, payout_clearing +149475, fee_revenue +2351]
  */
-export function payoutReversalLines(payout: PayoutRecord): JournalLine[] {
-  return payoutCreatedLines(payout).map((line) => ({ account: line.account, amountMinor: -line.amountMinor }));
+export function payoutReversalLines(payout: PayoutRecord, at: Date): JournalLine[] {
+  return payoutCreatedLines(payout, at).map((line) => ({ ...line, amountMinor: -line.amountMinor, ...(line.feeMinor === undefined ? {} : { feeMinor: -line.feeMinor }) }));
 }

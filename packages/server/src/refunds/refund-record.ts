@@ -6,6 +6,7 @@ import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-m
 import { exponentOf } from '../lib/currencies';
 import { formatDateTimeMillis } from '../lib/time-format';
 import type { RefundsTable } from '../db/tables/refunds';
+import { changeStatus, type PaymentRow } from '../payments/payment-record';
 import { REFUND_STATES, type RefundStatus } from './states';
 
 export type RefundRow = Selectable<RefundsTable>;
@@ -36,6 +37,54 @@ export async function changeRefundStatus(
   await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status, at }).execute();
   await announce(trx, updated);
   return updated;
+}
+
+/**
+ * Records a refund the processor made without Colibri asking for it (a MED devolução: the Banco Central
+ * returned a PIX to its payer), in the caller's transaction, under the payment's row lock (lockPayment):
+ * the refund COMPLETED when the processor paid it back, its history line and its `refund.status_changed`
+ * event, and the payment's refunded amount and status (PARTIALLY_REFUNDED or REFUNDED), so that what can
+ * still be refunded or disputed counts it. No settlement job (it is settled) and no journal: the caller
+ * moves the money (a MED dispute's journals did: docs/disputes.md, "MED").
+ * @example const refund = await recordProcessorRefund(trx, payment, { amountMinor: 4000n, processorId: rtrId, completedAt }, now);
+ */
+export async function recordProcessorRefund(trx: Db, payment: PaymentRow, input: { amountMinor: bigint; processorId: string; completedAt: Date }, at: Date): Promise<RefundRow> {
+  const refund = await trx
+    .insertInto('refunds')
+    .values({
+      payment_token: payment.payment_token,
+      merchant_id: payment.merchant_id,
+      amount_minor: input.amountMinor,
+      currency: payment.currency,
+      status: 'COMPLETED',
+      notification_url: payment.notification_url,
+      destination: null,
+      processor_id: input.processorId,
+      error_code: null,
+      error_description: null,
+      created_at: input.completedAt,
+      updated_at: at,
+      completed_at: input.completedAt,
+      failed_at: null,
+      idempotency_key: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx.insertInto('refund_status_history').values({ refund_id: refund.refund_id, merchant_id: refund.merchant_id, status: 'COMPLETED', at: input.completedAt }).execute();
+  await announce(trx, refund);
+  await addRefunded(trx, payment, input.amountMinor, at);
+  return refund;
+}
+
+/**
+ * A completed refund's amount added to the payment's refunded amount, which makes it REFUNDED once the
+ * customer has all of it back (captured plus customer fees) and PARTIALLY_REFUNDED before.
+ * @example await addRefunded(trx, payment, 1500n, now);
+ */
+export async function addRefunded(trx: Db, payment: PaymentRow, amountMinor: bigint, at: Date): Promise<PaymentRow> {
+  const refunded = payment.refunded_minor + amountMinor;
+  const total = payment.captured_minor + payment.customer_fees_minor;
+  return changeStatus(trx, payment, refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED', at, { refunded_minor: refunded });
 }
 
 /**

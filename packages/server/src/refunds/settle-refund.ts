@@ -1,10 +1,10 @@
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { backoffMs, RetryLater, type Job, type JobKind } from '../jobs/queue';
-import { postJournal } from '../ledger/ledger';
-import { changeStatus, lockPayment } from '../payments/payment-record';
+import { balanceDay, postJournal } from '../ledger/ledger';
+import { lockPayment } from '../payments/payment-record';
 import { attemptOutcome, type OperationResult, type PaymentMethodName } from '../processor/processor';
-import { announce, changeRefundStatus, type RefundRow } from './refund-record';
+import { addRefunded, announce, changeRefundStatus, type RefundRow } from './refund-record';
 
 /** The job kind that settles a refund (and resumes one whose request died before recording its answer). */
 export const SETTLE_REFUND_JOB = 'refund.settle';
@@ -72,9 +72,7 @@ function settleRefundHandler(ctx: AppContext) {
         return;
       }
       await changeRefundStatus(trx, refund, 'COMPLETED', now, { processor_id: result.processorId });
-      const refunded = payment.refunded_minor + refund.amount_minor;
-      const total = payment.captured_minor + payment.customer_fees_minor;
-      await changeStatus(trx, payment, refunded >= total ? 'REFUNDED' : 'PARTIALLY_REFUNDED', now, { refunded_minor: refunded });
+      await addRefunded(trx, payment, refund.amount_minor, now);
       // The money goes back out of what the processor owes us and what we owe the merchant; fees are kept.
       await postJournal(trx, {
         merchantId,
@@ -82,8 +80,9 @@ function settleRefundHandler(ctx: AppContext) {
         currency: refund.currency,
         resourceId: payment.payment_token,
         at: now,
+        balance: { type: 'REFUND', sourceId: String(refund.refund_id) },
         lines: [
-          { account: 'merchant_payable', amountMinor: refund.amount_minor },
+          { account: 'merchant_payable', amountMinor: refund.amount_minor, availableOn: balanceDay(now, refund.currency) },
           { account: 'processor_receivable', amountMinor: -refund.amount_minor },
         ],
       });

@@ -12,10 +12,11 @@ import type { Issued } from './test-pki';
  * - every connection is mutual TLS: the handshake refuses a client certificate its CA did not issue;
  * - `POST /oauth/token` issues bearer tokens for HTTP Basic client credentials (grant_type
  *   client_credentials), lasting `tokenTtlSeconds`; the API refuses any other token with 401;
- * - `PUT|GET|PATCH /api/v2/cob/{txid}` and `PUT|GET /api/v2/pix/{e2eid}/devolucao/{id}` keep their
- *   own books; every request is checked against the standard's schemas and refused with its
+ * - `PUT|GET|PATCH /api/v2/cob/{txid}`, `GET /api/v2/pix/{e2eid}` and
+ *   `PUT|GET /api/v2/pix/{e2eid}/devolucao/{id}` keep their own books; every request is checked against the standard's schemas and refused with its
  *   `Problema` body when it breaks them (and recorded with its problems, which a test asserts empty);
- * - `pay(txid)` is a payer paying a charge; `notify` posts the `/pix` webhook to Colibri over mutual
+ * - `pay(txid)` is a payer paying a charge; `med(e2eid, …)` is the PSP returning part of a PIX on the
+ *   Banco Central's MED (a devolução it makes itself, with an id it invents); `notify` posts the `/pix` webhook to Colibri over mutual
  *   TLS with the PSP's client certificate; faults make the next API call fail or go unanswered.
  */
 
@@ -137,6 +138,32 @@ export class PixPspFake {
   }
 
   /**
+   * The PSP returns `valor` of a received PIX on the MED (the payer's bank's claim was accepted): a
+   * devolução of the given `natureza` with an id the PSP invents (`id`, or `MED` and random letters),
+   * `DEVOLVIDO` unless told. Like any devolução it may not take the PIX past its `valor`.
+   */
+  med(e2eid: string, valor: string, options: { natureza?: 'MED_OPERACIONAL' | 'MED_FRAUDE' | 'MED_PIX_AUTOMATICO'; status?: FakeDevolucao['status']; id?: string } = {}): FakeDevolucao {
+    const pix = this.pixByE2e.get(e2eid);
+    if (!pix) throw new Error(`no PIX ${e2eid}`);
+    const cents = (v: string) => BigInt(v.replace('.', ''));
+    const returned = pix.devolucoes.filter((d) => d.status !== 'NAO_REALIZADO').reduce((sum, d) => sum + cents(d.valor), 0n);
+    if (returned + cents(valor) > cents(pix.valor)) throw new Error(`a MED of ${valor} would return more than the PIX's ${pix.valor}`);
+    const status = options.status ?? 'DEVOLVIDO';
+    const solicitacao = new Date(Date.now() - 60_000).toISOString();
+    const devolucao: FakeDevolucao = {
+      id: options.id ?? `MED${alnum(20)}`,
+      rtrId: `D${this.ispb}${new Date().toISOString().replace(/\D/g, '').slice(0, 12)}${alnum(11)}`,
+      valor,
+      natureza: options.natureza ?? 'MED_FRAUDE',
+      horario: { solicitacao, ...(status === 'EM_PROCESSAMENTO' ? {} : { liquidacao: new Date().toISOString() }) },
+      status,
+      reads: 0,
+    };
+    pix.devolucoes.push(devolucao);
+    return devolucao;
+  }
+
+  /**
    * Posts `{pix: [...]}` to `{webhookUrl}/pix` over mutual TLS as the PSP does, with its client
    * certificate (`client`) and trusting Colibri's listener certificate through `ca`. The body is checked
    * against the standard first. Answers the status and body, or `status: 0` and the error when the TLS
@@ -186,14 +213,21 @@ export class PixPspFake {
     }
     const cob = /^\/api\/v2\/cob\/([^/]+)$/.exec(path);
     const devolucao = /^\/api\/v2\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
+    const pixPath = method === 'GET' ? /^\/api\/v2\/pix\/([^/]+)$/.exec(path) : null;
     const schema: SchemaName | undefined = cob && method === 'PUT' ? 'CobSolicitada' : cob && method === 'PATCH' ? 'CobRevisada' : devolucao && method === 'PUT' ? 'DevolucaoSolicitada' : undefined;
     const problems = [
       ...(schema ? apiPixProblems(schema, body) : []),
       ...(cob && !TXID.test(cob[1]!) ? ['txid: not [a-zA-Z0-9]{26,35}'] : []),
       ...(devolucao && !END_TO_END_ID.test(devolucao[1]!) ? ['e2eid: not [a-zA-Z0-9]{32}'] : []),
       ...(devolucao && !DEVOLUCAO_ID.test(devolucao[2]!) ? ['id: not [a-zA-Z0-9]{1,35}'] : []),
+      ...(pixPath && !END_TO_END_ID.test(pixPath[1]!) ? ['e2eid: not [a-zA-Z0-9]{32}'] : []),
     ];
     this.received.push({ method, path, body, problems });
+    if (pixPath) {
+      if (problems.length > 0) return problem(400, 'RequisicaoInvalida', 'Requisição inválida', problems.join('; '));
+      const pix = this.pixByE2e.get(pixPath[1]!);
+      return pix ? send(200, this.pixView(pix)) : problem(404, 'PixNaoEncontrado', 'Pix não encontrado.');
+    }
     if (!cob && !devolucao) return problem(404, 'NaoEncontrado', 'Não Encontrado');
     if (problems.length > 0) return problem(400, cob ? 'CobOperacaoInvalida' : 'PixDevolucaoInvalida', 'Requisição inválida', problems.join('; '));
 

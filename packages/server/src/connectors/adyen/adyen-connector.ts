@@ -3,8 +3,10 @@ import type { Db } from '../../db/database';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, ProcessorCard, VerifyCardInput } from '../../processor/processor';
 import type { Connector, ConnectorDefinition, ConnectorSettings, DoctorCheck, KnownOutcome } from '../connector';
+import type { DisputeActions } from '../dispute-notices';
 import { readOutcome, recordOutcome, settledOrPending } from '../operations';
 import { translatePayment } from './adyen-codes';
+import { AdyenDisputeActions } from './adyen-dispute-actions';
 import { adyenLibrary } from './adyen-library';
 import { AdyenRequestRefused, AdyenTransport } from './adyen-transport';
 
@@ -22,6 +24,8 @@ export interface AdyenSettings {
   environment: 'TEST' | 'LIVE';
   livePrefix: string | undefined;
   checkoutUrl: string | undefined;
+  /** Overrides the Disputes API's base URL (Adyen's `ca-test`/`ca-live` hosts otherwise). */
+  disputesUrl: string | undefined;
   timeoutMs: number;
   /**
    * The API requires a return URL for redirect flows. Colibri never follows a redirect (it sends its
@@ -36,10 +40,13 @@ export interface AdyenSettings {
  * after a timeout is the same payment to Adyen. Authorisations answer at once; captures, cancels and
  * refunds are accepted ("received") and settled by notification (adyen-notifications.ts), so until
  * then the contract's answer is ProcessorPendingError and the payment or refund stays PROCESSING.
+ * Disputes are reported by notification (adyen-notifications.ts) and answered through the Disputes API
+ * (`disputes`, adyen-dispute-actions.ts) with the same credentials.
  */
 export class AdyenConnector implements Connector {
   readonly id = 'adyen';
   private readonly checkout: CheckoutAPI;
+  readonly disputes: DisputeActions;
 
   constructor(
     readonly settings: AdyenSettings,
@@ -52,8 +59,10 @@ export class AdyenConnector implements Connector {
       ...(settings.livePrefix ? { liveEndpointUrlPrefix: settings.livePrefix } : {}),
       connectionTimeoutMillis: settings.timeoutMs,
     });
-    const transport = new AdyenTransport({ timeoutMs: settings.timeoutMs, checkoutUrl: settings.checkoutUrl });
-    this.checkout = new adyen.CheckoutAPI(new adyen.Client(config, transport as never));
+    const transport = new AdyenTransport({ timeoutMs: settings.timeoutMs, checkoutUrl: settings.checkoutUrl, disputesUrl: settings.disputesUrl });
+    const client = new adyen.Client(config, transport as never);
+    this.checkout = new adyen.CheckoutAPI(client);
+    this.disputes = new AdyenDisputeActions(new adyen.DisputesAPI(client).DisputesApi, settings.merchantAccount);
   }
 
   /** A zero-amount authorisation with the CVV: Adyen's card verification. */
@@ -246,6 +255,7 @@ function parseSettings(settings: ConnectorSettings): AdyenSettings {
     environment,
     livePrefix: settings.live_prefix,
     checkoutUrl: settings.checkout_url,
+    disputesUrl: settings.disputes_url,
     timeoutMs: timeoutOf(settings.timeout_ms),
     returnUrl: settings.return_url ?? 'https://colibri.invalid/return',
   };
@@ -257,12 +267,13 @@ export const adyenConnector: ConnectorDefinition = {
   methods: ['CREDITCARD', 'DEBITCARD'],
   sandboxOnly: false,
   settings: [
-    { env: 'COLIBRI_ADYEN_API_KEY', key: 'api_key', required: true, secret: true, description: 'Checkout API key (Customer Area, API credentials)' },
+    { env: 'COLIBRI_ADYEN_API_KEY', key: 'api_key', required: true, secret: true, description: 'API key (Customer Area, API credentials); defending disputes needs its API dispute management role' },
     { env: 'COLIBRI_ADYEN_MERCHANT_ACCOUNT', key: 'merchant_account', required: true, secret: false, description: 'The merchant account payments are made on' },
     { env: 'COLIBRI_ADYEN_HMAC_KEY', key: 'hmac_key', required: true, secret: true, description: 'HMAC key of the standard notification webhook, in hex' },
     { env: 'COLIBRI_ADYEN_ENVIRONMENT', key: 'environment', required: false, secret: false, description: 'TEST (default) or LIVE' },
     { env: 'COLIBRI_ADYEN_LIVE_PREFIX', key: 'live_prefix', required: false, secret: false, description: 'The live endpoint prefix of the account (required when LIVE)' },
     { env: 'COLIBRI_ADYEN_CHECKOUT_URL', key: 'checkout_url', required: false, secret: false, description: 'Overrides the Checkout API base URL (a proxy); the versioned path is kept' },
+    { env: 'COLIBRI_ADYEN_DISPUTES_URL', key: 'disputes_url', required: false, secret: false, description: 'Overrides the Disputes API base URL (a proxy); the versioned path is kept' },
     { env: 'COLIBRI_ADYEN_RETURN_URL', key: 'return_url', required: false, secret: false, description: 'returnUrl sent with payments; never visited, as Colibri follows no redirect (default https://colibri.invalid/return)' },
     { env: 'COLIBRI_ADYEN_TIMEOUT_MS', key: 'timeout_ms', required: false, secret: false, description: 'Deadline of one call, 100 to 120000 ms (default 15000)' },
   ],

@@ -1,9 +1,12 @@
 import type { Types } from '@adyen/api-library';
 import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
+import type { PaymentMethodName } from '../../processor/processor';
+import { recordDisputeNotice, type DisputeNotice } from '../dispute-notices';
 import { firstDelivery, recordOutcome, wakeWaitingJob } from '../operations';
 import { translateNotification } from './adyen-codes';
 import { AdyenConnector } from './adyen-connector';
+import { ADYEN_DISPUTE_EVENTS, translateDisputeNotification } from './adyen-disputes';
 import { isUuid } from '../../lib/identifiers';
 
 type NotificationItem = Types.notification.NotificationRequestItem;
@@ -16,7 +19,13 @@ type NotificationItem = Types.notification.NotificationRequestItem;
  *    transaction as its outcome, so a duplicate delivery is a no-op;
  * 3. its outcome is recorded under Colibri's reference (`merchantReference`) unless a settled outcome
  *    is already there, so an older or repeated message never undoes a newer one;
- * 4. the job waiting on that reference (a payment's processing or a refund's settlement) runs now.
+ * 4. the job waiting on that reference (a payment's processing or a refund's settlement) runs now;
+ * 5. a dispute event (adyen-disputes.ts) is translated into dispute notices, kept in the same
+ *    transaction as its delivery and applied by the disputes domain's job, in Adyen's order. Its
+ *    payment is found by `merchantReference` (`<payment_token>:authorize`) or, failing that, by
+ *    `originalReference` (the disputed payment's pspReference); the item must verify with the
+ *    instance's Adyen account or the one that serves the payment's merchant, so no merchant's own
+ *    account can report disputes on another's payments.
  * Adyen expects the literal answer `[accepted]`.
  */
 export async function applyAdyenNotifications(ctx: AppContext, items: readonly NotificationItem[]): Promise<{ applied: number; duplicates: number }> {
@@ -32,18 +41,18 @@ export async function applyAdyenNotifications(ctx: AppContext, items: readonly N
   let duplicates = 0;
   for (const item of items) {
     const reference = item.merchantReference ?? '';
-    const paymentToken = reference.slice(0, 36);
-    const payment = isUuid(paymentToken)
-      ? await ctx.db.selectFrom('payments').select(['merchant_id']).where('payment_token', '=', paymentToken).executeTakeFirst()
-      : undefined;
+    const payment = await paymentOf(ctx, reference.slice(0, 36));
     const outcome = translateNotification(item);
+    const disputed = ADYEN_DISPUTE_EVENTS[item.eventCode] ? (payment ?? (await paymentOf(ctx, await tokenOfPspReference(ctx, item.originalReference)))) : undefined;
+    const notices = disputed ? await disputeNotices(ctx, item, disputed) : [];
     const first = await ctx.db.transaction().execute(async (trx) => {
       const isFirst = await firstDelivery(trx, 'adyen', `${item.pspReference}:${item.eventCode}:${item.success}`, item);
-      // Events Colibri does not act on (reports, chargebacks) and references that are not its payments
-      // are kept as delivered and otherwise ignored.
+      // Events Colibri does not act on (reports) and references that are not its payments are kept as
+      // delivered and otherwise ignored.
       if (isFirst && outcome && payment) {
         await recordOutcome(trx, { connector: 'adyen', merchantId: payment.merchant_id, reference, providerReference: item.pspReference, outcome });
       }
+      if (isFirst) for (const notice of notices) await recordDisputeNotice(trx, notice);
       return isFirst;
     });
     if (!first) {
@@ -55,4 +64,30 @@ export async function applyAdyenNotifications(ctx: AppContext, items: readonly N
   }
   ctx.workerSignal.poke();
   return { applied, duplicates };
+}
+
+type PaymentRef = { merchant_id: string; payment_token: string; method: string };
+
+async function paymentOf(ctx: AppContext, paymentToken: string | undefined): Promise<PaymentRef | undefined> {
+  if (!paymentToken || !isUuid(paymentToken)) return undefined;
+  return ctx.db.selectFrom('payments').select(['merchant_id', 'payment_token', 'method']).where('payment_token', '=', paymentToken).executeTakeFirst();
+}
+
+/** The payment token of an operation Adyen knows by this pspReference (the connector's books). */
+async function tokenOfPspReference(ctx: AppContext, pspReference: string | undefined): Promise<string | undefined> {
+  if (!pspReference) return undefined;
+  const row = await ctx.db.selectFrom('connector_operations').select('reference').where('connector', '=', 'adyen').where('provider_reference', '=', pspReference).executeTakeFirst();
+  return row?.reference.slice(0, 36);
+}
+
+/** The notices of a dispute item on a payment of Colibri's, when an account that may speak for the payment signed it. */
+async function disputeNotices(ctx: AppContext, item: NotificationItem, payment: PaymentRef): Promise<DisputeNotice[]> {
+  const trusted = [...ctx.connectors.instanceConnectors()];
+  try {
+    trusted.push(await ctx.connectors.connectorFor(payment.merchant_id, payment.method as PaymentMethodName));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+  }
+  if (!trusted.some((c) => c instanceof AdyenConnector && c.verifiesNotification(item))) return [];
+  return translateDisputeNotification(item, { merchantId: payment.merchant_id, paymentToken: payment.payment_token });
 }

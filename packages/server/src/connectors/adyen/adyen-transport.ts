@@ -31,12 +31,12 @@ function errorCodeOf(error: unknown): string | undefined {
  * - no answer in time, a dropped connection, or a 5xx: ProcessorTimeoutError, since Adyen may have
  *   acted; the retry asks `status` first and resends under the same Idempotency-Key;
  * - another 4xx: AdyenRequestRefused, which the connector reports as an ERROR result.
- * It exists, rather than the library's own https client, to make that split and to allow an endpoint
- * override (a proxy, or the test fake).
+ * It exists, rather than the library's own https client, to make that split and to allow endpoint
+ * overrides (a proxy, or the test fake).
  */
 export class AdyenTransport {
   constructor(
-    private readonly options: { timeoutMs: number; checkoutUrl: string | undefined; dispatcher?: Dispatcher | undefined },
+    private readonly options: { timeoutMs: number; checkoutUrl: string | undefined; disputesUrl?: string | undefined; dispatcher?: Dispatcher | undefined },
   ) {}
 
   async request(endpoint: string, json: string | Buffer, config: { apiKey?: string | undefined }, _isApiKeyRequired: boolean, requestOptions: { method?: string | undefined; headers?: Record<string, unknown>; idempotencyKey?: string | undefined } = {}): Promise<string> {
@@ -81,11 +81,16 @@ export class AdyenTransport {
     return text;
   }
 
-  /** Sends to the configured Checkout base URL instead of Adyen's, keeping the versioned path. */
+  /**
+   * Sends to the configured base URL of the call's API instead of Adyen's, keeping the versioned path:
+   * the Disputes API (Adyen's `…/DisputeService/v30/…`) to `disputesUrl`, the Checkout API to
+   * `checkoutUrl`. Each override moves its own API only: a Checkout proxy never receives dispute calls.
+   */
   private rewrite(endpoint: string): string {
-    if (!this.options.checkoutUrl) return endpoint;
     const url = new URL(endpoint);
+    const base = url.pathname.includes('/DisputeService/') ? this.options.disputesUrl : this.options.checkoutUrl;
+    if (!base) return endpoint;
     const versioned = url.pathname.search(/\/v\d+\//);
-    return `${this.options.checkoutUrl.replace(/\/$/, '')}${versioned >= 0 ? url.pathname.slice(versioned) : url.pathname}${url.search}`;
+    return `${base.replace(/\/$/, '')}${versioned >= 0 ? url.pathname.slice(versioned) : url.pathname}${url.search}`;
   }
 }

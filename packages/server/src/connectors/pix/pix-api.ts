@@ -16,6 +16,12 @@ import { ProcessorTimeoutError, ProcessorUnavailableError } from '../../processo
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
 /** Status of a `Devolucao`. */
 export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+/**
+ * `DevolucaoNatureza`: why a devolução was made. A receiver asks only for ORIGINAL or RETIRADA
+ * (`DevolucaoSolicitadaNatureza`); the MED ones are made by the PSP on the Banco Central's Mecanismo
+ * Especial de Devolução. Absent, it reads as ORIGINAL.
+ */
+export type DevolucaoNatureza = 'ORIGINAL' | 'RETIRADA' | 'MED_OPERACIONAL' | 'MED_FRAUDE' | 'MED_PIX_AUTOMATICO';
 
 /** `CobSolicitada`: the body of `PUT /cob/{txid}` (an immediate charge). */
 export interface CobSolicitada {
@@ -34,6 +40,7 @@ export interface Devolucao {
   id: string;
   rtrId: string;
   valor: string;
+  /** A `DevolucaoNatureza` (a string: a PSP may send one this client does not know). */
   natureza?: string;
   descricao?: string;
   horario: { solicitacao?: string; liquidacao?: string };
@@ -41,7 +48,7 @@ export interface Devolucao {
   motivo?: string;
 }
 
-/** `Pix`: a PIX received, as `GET /cob/{txid}` lists it and the `/pix` webhook delivers it. */
+/** `Pix`: a PIX received, as `GET /pix/{e2eid}` and `GET /cob/{txid}` show it and the `/pix` webhook delivers it. */
 export interface Pix {
   endToEndId: string;
   txid?: string;
@@ -160,6 +167,11 @@ export class PixApiClient {
   /** `GET /pix/{e2eid}/devolucao/{id}`; null when the PSP has no such refund (404). */
   async getDevolucao(e2eid: string, id: string): Promise<Devolucao | null> {
     return (await this.call('GET', `/pix/${encodeURIComponent(e2eid)}/devolucao/${encodeURIComponent(id)}`, undefined, true)) as Devolucao | null;
+  }
+
+  /** `GET /pix/{e2eid}`: a received PIX with its devoluções (a MED among them); null when the PSP has no such PIX (404). */
+  async getPix(e2eid: string): Promise<Pix | null> {
+    return (await this.call('GET', `/pix/${encodeURIComponent(e2eid)}`, undefined, true)) as Pix | null;
   }
 
   /**

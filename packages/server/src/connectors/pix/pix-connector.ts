@@ -5,10 +5,11 @@ import { formatAmount } from '../../lib/money';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, VerifyCardInput } from '../../processor/processor';
 import { BrCodeError, generateBrCode, parseBrCode } from '../../rails/pix';
-import { PixChargeRefusedError, type Connector, type ConnectorDefinition, type ConnectorSettings, type DoctorCheck, type KnownOutcome, type PixCharge, type PixChargeInput, type PixChargeIssuer } from '../connector';
+import { PixChargeRefusedError, type Connector, type ConnectorDefinition, type ConnectorSettings, type DoctorCheck, type KnownOutcome, type PaidPix, type PixCharge, type PixChargeInput, type PixChargeIssuer } from '../connector';
 import { recordOutcome, settledOrPending } from '../operations';
 import { PixApiClient, PixRequestRefused, type CobCompleta, type PixApiOptions } from './pix-api';
-import { COB_STATUSES, receiptOf, translateDevolucao, translateProblem } from './pix-codes';
+import { COB_STATUSES, devolucaoIdOf, receiptOf, REFUND_REFERENCE, translateDevolucao, translateProblem } from './pix-codes';
+import { recordDevolucoes } from './pix-returns';
 
 /** What the client needs to reach the PSP, and what the connector adds. */
 export interface PixSettings extends PixApiOptions {
@@ -19,15 +20,6 @@ export interface PixSettings extends PixApiOptions {
   reconcileMs: number;
 }
 
-/** A refund's reference is `<payment_token>:refund:<refund_id>`; its devolução id at the PSP is derived from it. */
-const REFUND_REFERENCE = /:refund:(\d+)$/;
-
-/** The devolução `id` (letters and digits, at most 35) of a Colibri refund reference. @example devolucaoIdOf('…:refund:42') // 'colibri42' */
-export function devolucaoIdOf(reference: string): string | null {
-  const refund = REFUND_REFERENCE.exec(reference);
-  return refund ? `colibri${refund[1]}` : null;
-}
-
 /**
  * PIX through the Banco Central's API Pix, the interface every Brazilian PSP implements:
  * - a PIX attempt is an immediate charge (`PUT /cob/{txid}`), whose dynamic BR Code carries the PSP's
@@ -35,7 +27,9 @@ export function devolucaoIdOf(reference: string): string | null {
  * - the PSP's `/pix` webhook (checkout/pix-webhook.ts) or reading the charge back
  *   (`GET /cob/{txid}`) tells that it was paid, with the PIX's `endToEndId`;
  * - a refund is a devolução of that `endToEndId` (`PUT /pix/{e2eid}/devolucao/{id}`), read back
- *   (`GET`) or notified until DEVOLVIDO or NAO_REALIZADO.
+ *   (`GET`) or notified until DEVOLVIDO or NAO_REALIZADO;
+ * - a devolução the PSP made on the Banco Central's MED is found on the PIX (the webhook, or
+ *   `GET /pix/{e2eid}`) and kept as a dispute notice (pix-returns.ts).
  * Statuses and errors are translated by pix-codes.ts. Cards and payouts are not PIX: routing never
  * sends them here.
  */
@@ -101,6 +95,17 @@ export class PixConnector implements Connector, PixChargeIssuer {
       // A charge no longer ATIVA (paid or removed meanwhile) cannot be withdrawn; the caller reads it back.
       if (!(error instanceof PixRequestRefused)) throw error;
     }
+  }
+
+  /**
+   * `GET /pix/{e2eid}`: the PIX with its devoluções, recorded in one transaction (pix-returns.ts): a MED
+   * devolução becomes a dispute notice, one of Colibri's settles its refund's record.
+   */
+  async readPixReturns(pix: PaidPix): Promise<{ readonly settled: readonly string[] } | null> {
+    const read = await this.api.getPix(pix.endToEndId);
+    if (!read) return null;
+    const now = new Date();
+    return this.db.transaction().execute((trx) => recordDevolucoes(trx, pix, this.id, read.devolucoes ?? [], now));
   }
 
   /**

@@ -25,6 +25,8 @@ import * as callbackFanout from './0028-callback-fanout';
 import * as paymentOperations from './0029-payment-operations';
 import * as checkoutTold from './0030-checkout-told';
 import * as disputes from './0031-disputes';
+import * as balance from './0032-balance';
+import * as pixReturns from './0035-pix-returns';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -57,4 +59,6 @@ export const migrations: Record<string, Migration> = {
   '0029-payment-operations': paymentOperations,
   '0030-checkout-told': checkoutTold,
   '0031-disputes': disputes,
+  '0032-balance': balance,
+  '0035-pix-returns': pixReturns,
 };

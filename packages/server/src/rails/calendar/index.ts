@@ -1,11 +1,14 @@
-// Brazilian banking calendar: business days and date arithmetic on 'YYYY-MM-DD' strings.
-export type { BankHoliday, IsoDate } from './business-days';
+// Bank calendars (Brazil, the default, and Mexico): business days, local dates and date arithmetic on
+// 'YYYY-MM-DD' strings.
+export type { BankHoliday, CalendarCountry, IsoDate } from './business-days';
 export {
+  CALENDAR_COUNTRIES,
   addBusinessDays,
   addDays,
   addMonthsClamped,
   addWeeks,
   addYears,
+  assertCalendarCountry,
   bankHolidays,
   dayOfWeek,
   daysBetween,
@@ -18,3 +21,4 @@ export {
   previousBusinessDay,
   toEpochDay,
 } from './business-days';
+export { localDate, startOfLocalDay } from './local-time';

@@ -14,6 +14,8 @@ const REASONS: Readonly<Record<string, { readonly category: ReasonCategory; read
   '10.3': { category: 'FRAUD', name: 'Other Fraud – Card-Present Environment' },
   '10.4': { category: 'FRAUD', name: 'Other Fraud – Card-Absent Environment' },
   '10.5': { category: 'FRAUD', name: 'Visa Fraud Monitoring Program' },
+  // Some acquirers report the pair without its suffix.
+  '12.6': { category: 'DUPLICATE', name: 'Duplicate Processing/Paid by Other Means' },
   '12.6.1': { category: 'DUPLICATE', name: 'Duplicate Processing' },
   '12.6.2': { category: 'DUPLICATE', name: 'Paid by Other Means' },
   '13.1': { category: 'NOT_RECEIVED', name: 'Merchandise/Services Not Received' },
