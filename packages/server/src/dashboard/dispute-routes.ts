@@ -1,14 +1,16 @@
-import { Type } from 'typebox';
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';
 import { disputeView, loadDispute } from '../disputes/dispute-record';
-import { fileContent } from '../disputes/evidence-files';
+import { addEvidenceFile, attachmentHeader, openEvidenceFile } from '../disputes/evidence-files';
 import { listDisputes } from '../disputes/list-disputes';
 import { acceptDispute, addEvidenceText, submitDispute } from '../disputes/respond';
 import { closeSandboxDispute, openSandboxDispute } from '../disputes/sandbox-disputes';
+import { EVIDENCE_MULTIPART } from '../disputes/routes';
 import { EvidenceTextBody } from '../disputes/schemas';
 import { DISPUTE_STATUSES } from '../disputes/states';
-import { ApiError } from '../http/errors';
 import { StringEnum } from '../http/schema-kit';
 import { formatDateTime } from '../lib/time-format';
 
@@ -49,30 +51,48 @@ export async function registerDashboardDisputes(scope: App, ctx: AppContext, api
     return { ...disputeView(dispute, files), now: await clockOf(merchantId) };
   });
 
-  scope.post(
-    `${api}/disputes/:dispute_id/evidence`,
-    { schema: { params: DisputeParams, body: EvidenceTextBody } },
-    async (request) => {
-      const merchantId = principalOf(request).merchantId;
-      const view = await addEvidenceText(ctx, merchantId, request.params.dispute_id, request.body);
-      return { ...view, now: await clockOf(merchantId) };
-    },
-  );
+  // Evidence: JSON sets text fields; multipart/form-data adds a file, its parts handed as they arrive to
+  // the API's own verb, which streams the file into the database. The parser, with the API's limits, is
+  // registered in this route's scope only; the dashboard's session and CSRF hooks apply as everywhere.
+  await scope.register(async (plain) => {
+    const uploads = plain.withTypeProvider<TypeBoxTypeProvider>() as App;
+    await uploads.register(multipart, EVIDENCE_MULTIPART);
+    uploads.post(
+      `${api}/disputes/:dispute_id/evidence`,
+      // Only a JSON body has a schema: a multipart one is checked part by part as it streams.
+      { schema: { params: DisputeParams, body: { content: { 'application/json': { schema: EvidenceTextBody } } } } },
+      async (request, reply) => {
+        const merchantId = principalOf(request).merchantId;
+        const disputeId = request.params.dispute_id;
+        let view;
+        if (request.isMultipart()) {
+          try {
+            view = await addEvidenceFile(ctx, merchantId, disputeId, { parts: request.parts(), cancel: () => request.raw.destroy() });
+          } catch (error) {
+            // The browser may still be sending the file: close the connection after the answer.
+            reply.header('connection', 'close');
+            throw error;
+          }
+        } else {
+          view = await addEvidenceText(ctx, merchantId, disputeId, request.body as Static<typeof EvidenceTextBody>);
+        }
+        return { ...view, now: await clockOf(merchantId) };
+      },
+    );
+  });
 
-  // A file of the dispute, as a download: only one of this merchant's dispute's own files.
+  // A file of the dispute, as a download, streamed: only one of this merchant's dispute's own files.
   scope.get(
     `${api}/disputes/:dispute_id/evidence/:file_id`,
     { schema: { params: Type.Object({ dispute_id: Type.String({ maxLength: 64 }), file_id: Type.String({ maxLength: 64 }) }) } },
     async (request, reply) => {
-      const merchantId = principalOf(request).merchantId;
-      const { files } = await loadDispute(ctx.db, merchantId, request.params.dispute_id);
-      const file = files.find((f) => f.file_id === request.params.file_id);
-      if (!file) throw new ApiError('NOT_FOUND', 'file_id: the dispute has no file with this id.');
+      const { file, stream } = await openEvidenceFile(ctx.db, principalOf(request).merchantId, request.params.dispute_id, request.params.file_id);
       return reply
         .type(file.content_type)
-        .header('content-disposition', attachment(file.filename))
+        .header('content-length', String(file.size_bytes))
+        .header('content-disposition', attachmentHeader(file.filename))
         .header('x-content-type-options', 'nosniff')
-        .send(await fileContent(ctx.db, merchantId, file.file_id));
+        .send(stream);
     },
   );
 
@@ -100,15 +120,4 @@ export async function registerDashboardDisputes(scope: App, ctx: AppContext, api
       return { ...(await closeSandboxDispute(ctx, merchantId, request.params.dispute_id, request.body.outcome)), now: await clockOf(merchantId) };
     },
   );
-}
-
-/**
- * A Content-Disposition that always downloads, with the stored name: an ASCII fallback for old
- * clients and the exact name in RFC 5987 form.
- * @example attachment('recibo nº 1.pdf') // attachment; filename="recibo n_ 1.pdf"; filename*=UTF-8''recibo%20n%C2%BA%201.pdf
- */
-export function attachment(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
