@@ -193,7 +193,7 @@ describe('dashboard disputes in chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('shows the list in Portuguese on a 390 px phone without sideways scrolling, and a dispute in Spanish', async () => {
+  it('shows the list in Portuguese on a 390 px phone without sideways scrolling, and a dispute in Spanish, accepted after a confirmation', async () => {
     const phone = await open({ width: 390, height: 844 }, 'pt-BR', '#/disputes');
     expect(await phone.locator('html').getAttribute('lang')).toBe('pt-BR');
     await signIn(phone, /^Entrar$/);
@@ -219,9 +219,16 @@ describe('dashboard disputes in chromium', () => {
     expect((await spanish.locator('.deadline-line .deadline').innerText()).trim()).toBe('Quedan 6 días y 23 horas');
     await spanish.getByRole('button', { name: 'Aceptar la disputa' }).click();
     await spanish.getByRole('dialog').getByText('Es definitivo').waitFor();
+    expect(await accessibilityViolations(spanish)).toEqual([]);
     await spanish.getByRole('dialog').getByRole('button', { name: 'Cerrar' }).click();
     expect((await apiDispute(fresh.id)).status).toBe('NEEDS_RESPONSE');
-    expect(await accessibilityViolations(spanish)).toEqual([]);
+    // Accepting, confirmed, is final too.
+    await spanish.getByRole('button', { name: 'Aceptar la disputa' }).click();
+    await spanish.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
+    await spanish.getByText('Disputa aceptada.').waitFor();
+    await spanish.locator('h1 .badge', { hasText: 'ACCEPTED' }).waitFor();
+    expect((await apiDispute(fresh.id)).status).toBe('ACCEPTED');
+    expect(await spanish.getByRole('button', { name: 'Aceptar la disputa' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 });
