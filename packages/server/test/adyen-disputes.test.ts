@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADYEN_DISPUTE_EVENTS, pickDefence, reasonOf, translateDisputeNotification } from '../src/connectors/adyen/adyen-disputes';
+import { readFileSync } from 'node:fs';
+import { ADYEN_DEFENCE_REASONS, ADYEN_DISPUTE_EVENTS, ADYEN_DOCUMENT_TYPES, pickDefence, reasonOf, translateDisputeNotification } from '../src/connectors/adyen/adyen-disputes';
 import { adyenConnector } from '../src/connectors/adyen/adyen-connector';
 import { balances } from '../src/ledger/ledger';
 import { ProcessorUnavailableError } from '../src/processor/processor';
@@ -17,6 +18,13 @@ const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 describe('Adyen dispute translation', () => {
+  it('is printed in docs/disputes.md, table for table', () => {
+    const doc = readFileSync(new URL('../../../docs/disputes.md', import.meta.url), 'utf8');
+    for (const [event, { kind, stage }] of Object.entries(ADYEN_DISPUTE_EVENTS)) expect(doc).toContain(`| \`${event}\` | \`${kind}\` | \`${stage}\` |`);
+    for (const [category, reasons] of Object.entries(ADYEN_DEFENCE_REASONS)) expect(doc).toContain(`| \`${category}\` | ${reasons.map((r) => `\`${r}\``).join(', ')} |`);
+    for (const [kind, types] of Object.entries(ADYEN_DOCUMENT_TYPES)) expect(doc).toMatch(new RegExp(`\\| \`${kind}\`[^|]* \\| ${types.map((t) => `\`${t}\``).join(', ')} \\|`));
+  });
+
   const item = (eventCode: string, extra: Record<string, unknown> = {}) => ({
     eventCode,
     success: 'true',

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { merchantBalances } from '../src/balance/balance';
+import { DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 import { settledCardPayment, waitForStatus } from './fixtures';
 
@@ -72,6 +73,37 @@ describeEachEngine('balance', (service) => {
     const [before] = await merchantBalances(service().ctx.db, m.merchant_id, { today: () => '2000-01-01' });
     expect(before!.pending).toBe(now!.available + now!.pending);
     expect(before!.available).toBe(0n);
+  });
+
+  it('makes a credit card in installments available one part every 30 days, and holds a rolling reserve', async () => {
+    const m = await service().merchant();
+    const plan = { ...DEFAULT_FEE_PLAN, availability: { reserve_ppm: 100_000, reserve_days: 90 } };
+    const set = await service().request('PUT', `/admin/merchants/${m.merchant_id}/fee-plan`, plan, { headers: { authorization: `Bearer ${service().ctx.adminToken}` } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const { token, details } = await settledCardPayment(service(), m, { payment: { amount: '300.00', installments: 3 } });
+    expect(details.general_info.transaction_status).toBe('PAID');
+    const parts = (await service().get('/balance/transactions?type=PAYMENT&size=100', { token: m.token })).body.content as { source_id: string; net: number; fee: number; amount: number; reserved: boolean; available_on: string }[];
+    expect(parts.every((p) => p.source_id === token)).toBe(true);
+    const sum = (list: typeof parts, field: 'net' | 'fee' | 'amount') => Math.round(list.reduce((t, p) => t + p[field] * 100, 0));
+    // 300.00 less the default fees (2.99% + 0.39 and 0.38%): 10.50; 10% of each part's net held for 90 days.
+    expect(sum(parts, 'amount')).toBe(30000);
+    expect(sum(parts, 'fee')).toBe(1050);
+    expect(sum(parts, 'net')).toBe(28950);
+    const main = parts.filter((p) => !p.reserved).sort((a, b) => a.available_on.localeCompare(b.available_on));
+    const reserve = parts.filter((p) => p.reserved);
+    expect(main).toHaveLength(3);
+    expect(reserve).toHaveLength(3);
+    expect(sum(reserve, 'net')).toBe(2895);
+    const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
+    const gaps = main.slice(1).map((p, i) => day(p.available_on) - day(main[i]!.available_on));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(27);
+    for (const gap of gaps) expect(gap).toBeLessThanOrEqual(33);
+    const [brl] = await assertBooksAgree(service(), m);
+    expect(brl).toMatchObject({ available: 0, pending: 260.55, reserved: 28.95 });
+    // 200 days on, every part and every reserve is available.
+    await service().post('/sandbox/clock/advance', { seconds: 200 * 86_400 }, { token: m.token });
+    const [later] = await assertBooksAgree(service(), m);
+    expect(later).toMatchObject({ available: 289.5, pending: 0, reserved: 0 });
   });
 
   it("shows no other merchant's balance", async () => {

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../db/database';
 import { applyPpm } from '../lib/money';
+import { AvailabilityScheduleSchema } from './availability';
 
 /**
  * Per-merchant fees. A rule charges a rate (parts per million of the amount) plus a fixed amount, to
@@ -20,6 +21,7 @@ export const FeePlanSchema = Type.Object({
   payments: Type.Array(FeeRuleSchema, { maxItems: 10 }),
   installment_interest_ppm: Type.Integer({ minimum: 0, maximum: 100_000, description: 'customer interest per installment beyond the first' }),
   payouts: Type.Array(FeeRuleSchema, { maxItems: 10 }),
+  availability: Type.Optional(AvailabilityScheduleSchema),
   dispute_fee_minor: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'charged to the merchant when a chargeback takes money back, in minor units of the payment currency (default 1500)' }),
   ),
@@ -53,14 +55,14 @@ export function disputeFeeMinor(plan: FeePlan): bigint {
  * The fee rules a payment keeps from its merchant's plan (its `fee_rules` column, one JSON object), so
  * that a later partial capture prices its fees as its creation did.
  */
-export type PaymentFeeRules = Pick<FeePlan, 'payments' | 'installment_interest_ppm'>;
+export type PaymentFeeRules = Pick<FeePlan, 'payments' | 'installment_interest_ppm' | 'availability'>;
 
 /**
  * A payment's `fee_rules`, the one encoding every payment stores.
  * @example paymentFeeRules(plan) // { payments: [...], installment_interest_ppm: 0 }
  */
 export function paymentFeeRules(plan: PaymentFeeRules): PaymentFeeRules {
-  return { payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm };
+  return { payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm, ...(plan.availability ? { availability: plan.availability } : {}) };
 }
 
 export interface AppliedFee {

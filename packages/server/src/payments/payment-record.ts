@@ -2,7 +2,9 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { enqueueMany } from '../jobs/queue';
-import { balanceDay, postJournals, type JournalInput } from '../ledger/ledger';
+import { postJournals, type JournalInput } from '../ledger/ledger';
+import { availabilityParts, type AvailabilityMethod } from '../fees/availability';
+import type { PaymentFeeRules } from '../fees/fee-plan';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
 import type { PaymentsTable } from '../db/tables/payments';
@@ -90,11 +92,21 @@ export function holdJournal(payment: PaymentRow, at: Date, direction: 1n | -1n, 
 
 /**
  * Ledger: a capture. The processor owes what the customer paid; the merchant is owed it less merchant
- * fees, from the day its payment method makes it available (balance: a PAYMENT transaction whose fee is
- * the merchant fees).
+ * fees, in parts that become available on the days of the availability schedule the payment keeps
+ * (fees/availability.ts: one part per installment of a credit card, and a rolling reserve held in
+ * `reserve_held`). Each part is a PAYMENT balance transaction showing its share of the merchant fees.
  */
 export function captureJournal(payment: PaymentRow, at: Date): JournalInput {
   const customerPaid = payment.captured_minor + payment.customer_fees_minor;
+  const rules = (payment.fee_rules ?? {}) as Partial<PaymentFeeRules>;
+  const parts = availabilityParts(rules.availability ?? {}, {
+    method: payment.method as AvailabilityMethod,
+    installments: payment.installments ?? 1,
+    paidAt: at,
+    grossMinor: payment.captured_minor,
+    feeMinor: payment.merchant_fees_minor,
+    netMinor: payment.captured_minor - payment.merchant_fees_minor,
+  });
   return {
     merchantId: payment.merchant_id,
     kind: 'capture',
@@ -104,7 +116,7 @@ export function captureJournal(payment: PaymentRow, at: Date): JournalInput {
     balance: { type: 'PAYMENT', sourceId: payment.payment_token },
     lines: [
       { account: 'processor_receivable', amountMinor: customerPaid },
-      { account: 'merchant_payable', amountMinor: -(payment.captured_minor - payment.merchant_fees_minor), availableOn: balanceDay(at, payment.currency), feeMinor: payment.merchant_fees_minor },
+      ...parts.map((part) => ({ account: part.reserve ? ('reserve_held' as const) : ('merchant_payable' as const), amountMinor: -part.netMinor, availableOn: part.availableOn, feeMinor: part.feeMinor })),
       { account: 'fee_revenue', amountMinor: -(payment.merchant_fees_minor + payment.customer_fees_minor) },
     ],
   };
