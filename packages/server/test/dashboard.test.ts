@@ -28,6 +28,9 @@ function as(browser: Browser, extra: Record<string, string> = {}) {
   return { headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf, ...extra } };
 }
 
+/** A one-page PDF, as small as a PDF gets. */
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+
 async function paidPayment(service: TestService, merchant: TestMerchant, reference: string) {
   const { token, details } = await settledCardPayment(service, merchant, { reference_id: reference });
   expect(details.general_info.transaction_status).toBe('PAID');
@@ -261,6 +264,78 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().get(`/dashboard/api/reports/${created.body.id}`, as(other))).status).toBe(404);
   });
 
+  it('answers disputes through the disputes verbs: the list with the merchant clock, text evidence, a PDF uploaded and downloaded, submit; the sandbox acquirer; another merchant sees none of it', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const token = await paidPayment(service(), merchant, 'dash-dispute-1');
+    const opened = await service().post(`/dashboard/api/sandbox/payments/${token}/dispute`, undefined, as(browser));
+    expect(opened.status, opened.text).toBe(200);
+    expect(opened.body).toMatchObject({ payment_token: token, reference_id: 'dash-dispute-1', status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', reason_category: 'FRAUD', amount: 100 });
+    const id: string = opened.body.dispute_id;
+    // A day on the merchant's clock: `now` is that clock, the one the deadline is kept on.
+    await service().post('/sandbox/clock/advance', { seconds: 86_400 }, { token: merchant.token });
+    const clock = (await service().get('/sandbox/clock', { token: merchant.token })).body.now as string;
+
+    const list = await service().get('/dashboard/api/disputes?status=NEEDS_RESPONSE', as(browser));
+    expect(list.status, list.text).toBe(200);
+    expect(list.body).toMatchObject({ total: 1, page: 0, size: 20 });
+    expect(list.body.rows.map((r: any) => [r.dispute_id, r.evidence_due_by])).toEqual([[id, opened.body.evidence_due_by]]);
+    expect(Math.abs(Date.parse(`${list.body.now.replace(' ', 'T')}Z`) - Date.parse(clock))).toBeLessThan(5_000);
+    expect((await service().get('/dashboard/api/disputes?status=WON', as(browser))).body.total).toBe(0);
+    expect((await service().get('/dashboard/api/disputes?status=OPEN', as(browser))).status).toBe(400);
+
+    const text = await service().post(`/dashboard/api/disputes/${id}/evidence`, { shipping_carrier: 'Correios' }, as(browser));
+    expect(text.status, text.text).toBe(200);
+    expect(text.body.evidence.shipping_carrier).toBe('Correios');
+    // Changes need the session's CSRF token, as everywhere in the dashboard.
+    const form = () => {
+      const body = new FormData();
+      body.append('kind', 'receipt');
+      body.append('file', new Blob([PDF], { type: 'application/pdf' }), 'recibo.pdf');
+      return body;
+    };
+    expect((await service().request('POST', `/dashboard/api/disputes/${id}/evidence`, undefined, { raw: form(), headers: { cookie: browser.cookie } })).status).toBe(403);
+    const uploaded = await service().request('POST', `/dashboard/api/disputes/${id}/evidence`, undefined, { raw: form(), ...as(browser) });
+    expect(uploaded.status, uploaded.text).toBe(200);
+    expect(uploaded.body.evidence.files).toEqual([expect.objectContaining({ kind: 'receipt', filename: 'recibo.pdf', content_type: 'application/pdf', size: PDF.length })]);
+    // The API's checks and codes: a file that is no PDF, JPEG or PNG by its content stores nothing.
+    const fake = new FormData();
+    fake.append('file', new Blob(['just text'], { type: 'application/pdf' }), 'fake.pdf');
+    const refused = await service().request('POST', `/dashboard/api/disputes/${id}/evidence`, undefined, { raw: fake, ...as(browser) });
+    expect(refused.status).toBe(415);
+    expect(refused.body.errors[0].code).toBe('09.02.0003');
+    const fileId: string = uploaded.body.evidence.files[0].file_id;
+    const download = await fetch(`${service().baseUrl}/dashboard/api/disputes/${id}/evidence/${fileId}`, { headers: { cookie: browser.cookie } });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/pdf');
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename="recibo\.pdf"/);
+    expect(download.headers.get('cache-control')).toMatch(/no-store/);
+    expect(Buffer.from(await download.arrayBuffer()).equals(PDF)).toBe(true);
+
+    // Another merchant's session finds neither the dispute nor its file, and changes nothing.
+    const other = await signIn(service(), await service().merchant());
+    expect((await service().get('/dashboard/api/disputes', as(other))).body.total).toBe(0);
+    expect((await service().get(`/dashboard/api/disputes/${id}`, as(other))).status).toBe(404);
+    expect((await service().get(`/dashboard/api/disputes/${id}/evidence/${fileId}`, as(other))).status).toBe(404);
+    expect((await service().post(`/dashboard/api/disputes/${id}/evidence`, { refund_policy: 'x' }, as(other))).status).toBe(404);
+    expect((await service().request('POST', `/dashboard/api/disputes/${id}/evidence`, undefined, { raw: form(), ...as(other) })).status).toBe(404);
+    expect((await service().post(`/dashboard/api/disputes/${id}/submit`, undefined, as(other))).status).toBe(404);
+    expect((await service().post(`/dashboard/api/disputes/${id}/accept`, undefined, as(other))).status).toBe(404);
+    expect((await service().post(`/dashboard/api/sandbox/disputes/${id}/close`, { outcome: 'WON' }, as(other))).status).toBe(404);
+
+    const submitted = await service().post(`/dashboard/api/disputes/${id}/submit`, undefined, as(browser));
+    expect(submitted.status, submitted.text).toBe(200);
+    expect(submitted.body.status).toBe('UNDER_REVIEW');
+    const api = await service().get(`/disputes/${id}`, { token: merchant.token });
+    expect(api.body).toMatchObject({ status: 'UNDER_REVIEW', evidence: { shipping_carrier: 'Correios', files: [expect.objectContaining({ file_id: fileId })] } });
+    // Final: no more evidence, no acceptance.
+    expect((await service().post(`/dashboard/api/disputes/${id}/evidence`, { refund_policy: 'x' }, as(browser))).body.errors[0].code).toBe('09.02.0001');
+    expect((await service().post(`/dashboard/api/disputes/${id}/accept`, undefined, as(browser))).status).toBe(409);
+    const won = await service().post(`/dashboard/api/sandbox/disputes/${id}/close`, { outcome: 'WON' }, as(browser));
+    expect(won.status, won.text).toBe(200);
+    expect((await service().get(`/disputes/${id}`, { token: merchant.token })).body.status).toBe('WON');
+  });
+
   it('serves the page with a strict CSP, no inline script, and hashed assets', async () => {
     const page = await service().get('/dashboard', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
     expect(page.status).toBe(200);
@@ -274,5 +349,7 @@ describeEachEngine('dashboard API', (service) => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
     expect((await service().get('/dashboard/assets/dashboard.000000000000.js')).status).toBe(404);
+    expect((await service().get('/dashboard', { headers: { 'accept-language': 'es-MX,es;q=0.9' } })).text).toContain('<html lang="es">');
+    expect((await service().get('/dashboard', { headers: { 'accept-language': 'de-DE' } })).text).toContain('<html lang="en">');
   });
 });

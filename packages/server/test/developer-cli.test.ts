@@ -63,6 +63,7 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
     const help = await colibri(['trigger', '--help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('subscription_charge.paid');
+    expect(help.stdout).toContain('dispute.created');
     // Without the service's packages, a command that opens the database cannot start: the hiding holds.
     const migrate = await colibri(['migrate'], { ...env, COLIBRI_DATA_DIR: configDir });
     expect(migrate.code).not.toBe(0);
@@ -121,14 +122,17 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
       'payment.paid': { type: 'payment.status_changed', status: 'PAID' },
       'payment.declined': { type: 'payment.status_changed', status: 'DECLINED' },
       'refund.completed': { type: 'refund.status_changed', status: 'COMPLETED' },
+      'dispute.created': { type: 'dispute.status_changed', status: 'NEEDS_RESPONSE' },
       'checkout.paid': { type: 'checkout.status_changed', status: 'PAID' },
       'payout.paid': { type: 'payout.status_changed', status: 'PAID' },
       'subscription_charge.paid': { type: 'subscription_charge.status_changed', status: 'PAID' },
     };
     // The triggers run at once, as separate processes: each waits on the simulator more than on the CPU.
+    const outputs: Record<string, string> = {};
     await Promise.all(
       Object.entries(expected).map(async ([name, { type, status }]) => {
         const run = await colibri(['trigger', name], env);
+        outputs[name] = run.stdout;
         expect(run.stderr, name).toBe('');
         expect(run.code, name).toBe(0);
         expect(run.stdout, name).toContain(status);
@@ -140,6 +144,14 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
         );
       }),
     );
+    // The dispute is the sandbox acquirer's, open now on the dispute test card's payment, not a day later.
+    const disputeId = /dispute ([0-9a-f-]{36}): NEEDS_RESPONSE \(FRAUD, 10 BRL, evidence due by \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)/.exec(outputs['dispute.created']!)?.[1];
+    expect(disputeId, outputs['dispute.created']).toBeDefined();
+    const sdk = new Colibri({ baseUrl: service().baseUrl, apiKey: merchant.api_key, apiSecret: merchant.api_secret });
+    const dispute = await sdk.disputes.get(disputeId!);
+    expect(dispute).toMatchObject({ status: 'NEEDS_RESPONSE', stage: 'CHARGEBACK', reason_code: '10.4', processor: 'sandbox' });
+    const payment = await sdk.payments.details(dispute.payment_token);
+    expect(payment.payment_info.card_number).toMatch(/0259$/);
     for (const forwarded of receiver.at('/forwarded')) {
       const event = verifyCallback(forwarded.body, forwarded.headers as Record<string, string>, merchant.webhook_secret);
       expect(forwarded.id).toBe(event.id);
@@ -153,7 +165,7 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
   it('trigger refuses an unknown event with a one-line error', { timeout: 60_000 }, async () => {
     const run = await colibri(['trigger', 'payment.exploded'], env);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe('colibri: unknown event payment.exploded: one of payment.paid, payment.declined, refund.completed, checkout.paid, payout.paid, subscription_charge.paid');
+    expect(run.stderr.trim()).toBe('colibri: unknown event payment.exploded: one of payment.paid, payment.declined, refund.completed, dispute.created, checkout.paid, payout.paid, subscription_charge.paid');
   });
 
   it('events list shows the events and events resend delivers one again', async () => {

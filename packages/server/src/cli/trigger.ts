@@ -10,6 +10,8 @@ interface Trigger {
 
 const APPROVED_CARD = '4111111111111111';
 const DECLINED_CARD = '4000000000000002';
+/** The contract's dispute test card: approved, then disputed in sandbox (CONTRACTS.md, Disputes). */
+const DISPUTE_CARD = '4000000000000259';
 
 function reference(kind: string): string {
   return `cli-${kind}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -64,6 +66,16 @@ export const TRIGGERS: Readonly<Record<string, Trigger>> = {
       const refund = await colibri.refunds.create({ payment_token: payment.token });
       const settled = await until(`refund ${refund.refund_id}`, () => colibri.refunds.get(refund.refund_id), (r) => r.refund_status === 'COMPLETED' || r.refund_status === 'FAILED');
       log(`refund ${refund.refund_id}: ${settled.refund_status}`);
+    },
+  },
+  'dispute.created': {
+    description: 'a payment of the dispute test card (4000000000000259), disputed by the sandbox acquirer at once rather than a day later',
+    events: ['payment.status_changed (PROCESSING, PAID)', 'dispute.status_changed (NEEDS_RESPONSE)'],
+    run: async (colibri, merchant, log) => {
+      const payment = await cardPayment(colibri, merchant, DISPUTE_CARD, log);
+      if (payment.status !== 'PAID') throw new Error(`payment ${payment.token} ended ${payment.status}, so it cannot be disputed`);
+      const dispute = await colibri.sandbox.dispute(payment.token);
+      log(`dispute ${dispute.dispute_id}: ${dispute.status} (${dispute.reason_category}, ${dispute.amount} ${dispute.asset}, evidence due by ${dispute.evidence_due_by})`);
     },
   },
   'checkout.paid': {

@@ -98,10 +98,17 @@ async function bundleFromSources(): Promise<{ script: string; style: string }> {
   }
 }
 
+export type ShellLanguage = 'pt-BR' | 'en' | 'es';
+
+const SHELL_WORDS: Record<ShellLanguage, { title: string; noScript: string }> = {
+  'pt-BR': { title: 'Painel Colibri', noScript: 'O painel precisa de JavaScript.' },
+  en: { title: 'Colibri dashboard', noScript: 'The dashboard needs JavaScript.' },
+  es: { title: 'Panel Colibri', noScript: 'El panel necesita JavaScript.' },
+};
+
 /** The HTML shell: no inline script or style; the bundle renders everything into `#app`. */
-export function renderShell(assets: DashboardAssets, lang: 'pt-BR' | 'en'): string {
-  const title = lang === 'pt-BR' ? 'Painel Colibri' : 'Colibri dashboard';
-  const noScript = lang === 'pt-BR' ? 'O painel precisa de JavaScript.' : 'The dashboard needs JavaScript.';
+export function renderShell(assets: DashboardAssets, lang: ShellLanguage): string {
+  const { title, noScript } = SHELL_WORDS[lang];
   return `<!doctype html>
 <html lang="${lang}">
 <head>

@@ -42,6 +42,7 @@ import { retryEvent } from '../webhooks/retry-event';
 import { rotateSecret } from '../webhooks/rotate-secret';
 import { ListEventsQuery } from '../webhooks/schemas';
 import { DASHBOARD_CSP, loadDashboardAssets, renderShell } from './assets';
+import { registerDashboardDisputes } from './dispute-routes';
 import { listCheckouts, listPayments, listPayouts, overview } from './queries';
 import { closeSession, csrfMatches, openSession, resumeSession, SESSION_COOKIE, type DashboardSession } from './sessions';
 
@@ -239,6 +240,9 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
     scope.post(`${API}/events/:id/retry`, EventParams, async (request) => retryEvent(ctx, principalOf(request).merchantId, request.params.id));
     scope.post(`${API}/webhook-secret/rotate`, async (request) => rotateSecret(ctx, principalOf(request).merchantId));
 
+    // Disputes: the list, one dispute, its evidence, submit and accept (dispute-routes.ts).
+    await registerDashboardDisputes(scope, ctx, API);
+
     if (ctx.config.mode === 'sandbox') registerSandboxControls(scope, ctx, background);
   });
 }
@@ -264,13 +268,14 @@ function reportCatalogue() {
 function registerPage(scope: App): void {
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const assets = await loadDashboardAssets();
-    const portuguese = /^pt\b/i.test(request.headers['accept-language'] ?? '');
+    const accepted = request.headers['accept-language'] ?? '';
+    const lang = /^pt\b/i.test(accepted) ? 'pt-BR' : /^es\b/i.test(accepted) ? 'es' : 'en';
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', DASHBOARD_CSP)
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
-      .send(renderShell(assets, portuguese ? 'pt-BR' : 'en'));
+      .send(renderShell(assets, lang));
   };
   scope.get('/dashboard', { config: { dashboardOpen: true } }, page);
   scope.get('/dashboard/', { config: { dashboardOpen: true } }, page);

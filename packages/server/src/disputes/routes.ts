@@ -17,9 +17,10 @@ const tags = ['Disputes'];
 /**
  * The multipart parser's limits for an evidence upload: one file, a little over 5 MB so that the
  * upload's own count answers DISPUTE_FILE_TOO_LARGE first, and a few small fields. Fastify's body limit
- * does not apply to multipart bodies (the parser streams them); these bound them instead.
+ * does not apply to multipart bodies (the parser streams them); these bound them instead. The
+ * dashboard's upload (dashboard/dispute-routes.ts) takes the same.
  */
-const EVIDENCE_MULTIPART = { limits: { fileSize: EVIDENCE_FILE_MAX_BYTES + 64 * 1024, files: 1, fields: 4, fieldSize: 1024, fieldNameSize: 100, parts: 6, headerPairs: 20 } };
+export const EVIDENCE_MULTIPART = { limits: { fileSize: EVIDENCE_FILE_MAX_BYTES + 64 * 1024, files: 1, fields: 4, fieldSize: 1024, fieldNameSize: 100, parts: 6, headerPairs: 20 } };
 
 /** A JSON evidence body with every text field at its longest, in UTF-8 (at most 3 bytes a UTF-16 unit), and room for the JSON around them. */
 const EVIDENCE_JSON_BODY_LIMIT = EVIDENCE_TEXT_FIELDS.length * EVIDENCE_TEXT_MAX * 3 + 4096;

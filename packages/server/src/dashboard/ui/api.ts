@@ -57,6 +57,32 @@ export async function api<T = Json>(method: string, path: string, body?: unknown
   return parsed as T;
 }
 
+/**
+ * Sends a multipart form (a file upload) with the session's CSRF token; the browser writes the body and
+ * its boundary, and the parts go in the form's order.
+ * @example const dispute = await upload('/disputes/42/evidence', form);
+ */
+export async function upload<T = Json>(path: string, form: FormData): Promise<T> {
+  const response = await fetch(`/dashboard/api${path}`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'x-csrf-token': csrfToken },
+    credentials: 'same-origin',
+    body: form,
+  });
+  const parsed = parseJson(await response.text());
+  if (!response.ok) {
+    if (response.status === 401) onSignedOut();
+    throw new ApiFailure(response.status, parsed);
+  }
+  return parsed as T;
+}
+
+/** The catalogue codes of a failed call's error body (docs/errors.md), first to last. */
+export function errorCodes(failure: unknown): string[] {
+  const errors = failure instanceof ApiFailure ? (failure.body as { errors?: { code?: unknown }[] } | null)?.errors : undefined;
+  return Array.isArray(errors) ? errors.map((e) => String(e.code ?? '')) : [];
+}
+
 /** A query string of the defined, non-empty values. */
 export function query(values: Record<string, string | number | undefined | null>): string {
   const params = new URLSearchParams();

@@ -1,6 +1,7 @@
 /**
- * The dashboard's words in Brazilian Portuguese and English. Every visible text comes from here, so a
- * missing translation is a type error rather than an English word on a Portuguese page.
+ * The dashboard's words in Brazilian Portuguese, English and Spanish. Every visible text comes from here
+ * (or from report-i18n.ts and dispute-i18n.ts), so a missing translation is a type error rather than an
+ * English word on a Portuguese or Spanish page.
  */
 const en = {
   title: 'Colibri dashboard',
@@ -25,6 +26,7 @@ const en = {
   payouts: 'Payouts',
   reports: 'Reports',
   callbacks: 'Callbacks',
+  disputes: 'Disputes',
   sandboxControls: 'Sandbox controls',
   from: 'From',
   to: 'To',
@@ -148,6 +150,7 @@ const pt: Strings = {
   payouts: 'Repasses',
   reports: 'Relatórios',
   callbacks: 'Callbacks',
+  disputes: 'Contestações',
   sandboxControls: 'Controles do sandbox',
   from: 'De',
   to: 'Até',
@@ -246,8 +249,130 @@ const pt: Strings = {
   none: '—',
 };
 
-export type Language = 'pt-BR' | 'en';
-export const LANGUAGES: Record<Language, Strings> = { 'pt-BR': pt, en };
+const es: Strings = {
+  title: 'Panel Colibri',
+  signInTitle: 'Ingresar al panel',
+  signInHelp: 'Use la clave y el secreto de API de su usuario de comercio.',
+  apiKey: 'API key',
+  apiSecret: 'API secret',
+  signIn: 'Ingresar',
+  signingIn: 'Ingresando…',
+  signOut: 'Salir',
+  badCredentials: 'La clave o el secreto de API es incorrecto.',
+  sessionExpired: 'Su sesión terminó. Ingrese de nuevo.',
+  language: 'Idioma',
+  menu: 'Menú',
+  sandbox: 'Sandbox',
+  sandboxBadge: 'SANDBOX: datos de prueba, sin dinero real',
+  nav: 'Principal',
+  overview: 'Resumen',
+  payments: 'Pagos',
+  checkouts: 'Checkouts',
+  subscriptions: 'Suscripciones',
+  payouts: 'Dispersiones',
+  reports: 'Reportes',
+  callbacks: 'Callbacks',
+  disputes: 'Disputas',
+  sandboxControls: 'Controles del sandbox',
+  from: 'Desde',
+  to: 'Hasta',
+  currency: 'Moneda',
+  apply: 'Aplicar',
+  volumeByMethod: 'Volumen aprobado por día y método',
+  approvalRate: 'Tasa de aprobación por día',
+  refundsPerDay: 'Reembolsos por día',
+  payoutsPerDay: 'Dispersiones por día',
+  showData: 'Ver los datos en una tabla',
+  day: 'Día',
+  noData: 'Nada en este período.',
+  search: 'Buscar',
+  searchHint: 'Referencia o token del pago',
+  status: 'Estado',
+  method: 'Método',
+  any: 'Cualquiera',
+  reference: 'Referencia',
+  token: 'Token',
+  amount: 'Monto',
+  refunded: 'Reembolsado',
+  created: 'Creado',
+  date: 'Fecha',
+  results: (n: number) => `${n} resultado${n === 1 ? '' : 's'}`,
+  previous: 'Anterior',
+  next: 'Siguiente',
+  pageOf: (page: number, pages: number) => `Página ${page} de ${pages}`,
+  loading: 'Cargando…',
+  back: 'Volver',
+  payment: 'Pago',
+  history: 'Historial',
+  fees: 'Comisiones',
+  fx: 'Tipo de cambio',
+  rate: 'Tasa',
+  refunds: 'Reembolsos',
+  noRefunds: 'Ningún reembolso.',
+  customer: 'Cliente',
+  card: 'Tarjeta',
+  capture: 'Capturar',
+  cancel: 'Cancelar',
+  refund: 'Reembolsar',
+  confirm: 'Confirmar',
+  close: 'Cerrar',
+  refundAmount: 'Monto a reembolsar (vacío: todo lo que queda)',
+  captureAmount: 'Monto a capturar',
+  pixKey: 'Clave PIX del reembolso (pagos PIX)',
+  confirmCapture: '¿Capturar este pago?',
+  confirmCancel: '¿Cancelar esta preautorización? No se puede deshacer.',
+  confirmRefund: '¿Reembolsar este pago? El dinero vuelve al pagador.',
+  done: 'Listo.',
+  refundRequested: (status: string) => `Reembolso solicitado: ${status}.`,
+  error: 'Error',
+  type: 'Tipo',
+  payer: 'Pagador',
+  attempts: 'Intentos',
+  expires: 'Vence',
+  interval: 'Intervalo',
+  nextDue: 'Próximo vencimiento',
+  charges: 'Cobros',
+  dueDate: 'Vencimiento',
+  recipient: 'Beneficiario',
+  country: 'País',
+  name: 'Nombre',
+  enabled: 'Activo',
+  save: 'Guardar',
+  saved: 'Guardado.',
+  export: 'Exportar',
+  exporting: (kib: string) => `Exportando… ${kib} KiB recibidos`,
+  exported: (kib: string) => `Exportación lista (${kib} KiB).`,
+  download: 'Descargar',
+  event: 'Evento',
+  resource: 'Recurso',
+  deliveries: 'Entregas',
+  resend: 'Reenviar',
+  confirmResend: '¿Enviar este callback de nuevo ahora?',
+  resent: 'Reenviado.',
+  rotateSecret: 'Cambiar el secreto del webhook',
+  confirmRotate: '¿Emitir un nuevo secreto de firma? El anterior sigue firmando durante 24 horas.',
+  newSecret: 'Nuevo secreto (se muestra solo ahora):',
+  response: 'Respuesta',
+  clock: 'Reloj del comercio',
+  advanceClock: 'Adelantar el reloj',
+  seconds: 'Segundos',
+  hours: 'Horas',
+  days: 'Días',
+  advance: 'Adelantar',
+  payCode: 'Pagar un PIX o boleto',
+  paymentToken: 'Token del pago',
+  pay: 'Pagar',
+  faults: 'Inyectar fallas en el procesador',
+  operation: 'Operación',
+  fault: 'Falla',
+  times: 'Veces (0 limpia)',
+  inject: 'Inyectar',
+  faultSet: (op: string, n: number) => `Las próximas ${n} llamada(s) de ${op} van a fallar.`,
+  none: '—',
+};
+
+export type Language = 'pt-BR' | 'en' | 'es';
+export const LANGUAGES: Record<Language, Strings> = { 'pt-BR': pt, en, es };
 
 /** The saved choice, else the page's language (the server picked it from Accept-Language). */
 export function initialLanguage(): Language {
@@ -257,8 +382,9 @@ export function initialLanguage(): Language {
   } catch {
     saved = null;
   }
-  if (saved === 'pt-BR' || saved === 'en') return saved;
-  return document.documentElement.lang === 'pt-BR' ? 'pt-BR' : 'en';
+  if (saved === 'pt-BR' || saved === 'en' || saved === 'es') return saved;
+  const page = document.documentElement.lang;
+  return page === 'pt-BR' || page === 'es' ? page : 'en';
 }
 
 export function saveLanguage(language: Language): void {

@@ -4,14 +4,14 @@ import { query, type Json } from './api';
 import { Facts, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when } from './components';
 
 /** A status filter over a paged list; the page number is local state. */
-function usePagedList(path: string) {
+export function usePagedList(path: string) {
   const [page, setPage] = useState(0);
   const [status, setStatus] = useState('');
   const [data, error] = useJson(`${path}${query({ page, status })}`);
   return { page, setPage, status, setStatus: (s: string) => (setStatus(s), setPage(0)), data, error };
 }
 
-function StatusFilter({ statuses, value, onChange }: { statuses: string[]; value: string; onChange: (s: string) => void }) {
+export function StatusFilter({ statuses, value, onChange }: { statuses: string[]; value: string; onChange: (s: string) => void }) {
   const { t } = useLocale();
   return html`<form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
     <label>${t.status}

@@ -4,6 +4,7 @@ import { api, ApiFailure, setCsrfToken, whenSignedOut } from './api';
 import { Callbacks } from './callbacks';
 import { LocaleContext, useLocale } from './components';
 import { initialLanguage, LANGUAGES, saveLanguage, type Language } from './i18n';
+import { DisputeList, DisputePage } from './disputes';
 import { CheckoutList, CheckoutPage, PayoutList, PayoutPage, SubscriptionList, SubscriptionPage } from './lists';
 import { Overview } from './overview';
 import { PaymentList, PaymentPage } from './payments';
@@ -73,6 +74,8 @@ function View({ route, sandbox }: { route: ReturnType<typeof currentRoute>; sand
   switch (section) {
     case 'payments':
       return id ? html`<${PaymentPage} token=${id} />` : html`<${PaymentList} params=${route.params} />`;
+    case 'disputes':
+      return id ? html`<${DisputePage} id=${id} sandbox=${sandbox} />` : html`<${DisputeList} />`;
     case 'checkouts':
       return id ? html`<${CheckoutPage} id=${id} />` : html`<${CheckoutList} />`;
     case 'subscriptions':
@@ -130,6 +133,7 @@ function App() {
     <select aria-label=${t.language} value=${language} onChange=${(e: Event) => setLanguage((e.target as HTMLSelectElement).value as Language)}>
       <option value="pt-BR" lang="pt-BR">Português</option>
       <option value="en" lang="en">English</option>
+      <option value="es" lang="es">Español</option>
     </select>
   </label>`;
 
@@ -142,6 +146,7 @@ function App() {
     const links: [string, string][] = [
       ['overview', t.overview],
       ['payments', t.payments],
+      ['disputes', t.disputes],
       ['checkouts', t.checkouts],
       ['subscriptions', t.subscriptions],
       ['payouts', t.payouts],

@@ -81,6 +81,8 @@ export function PaymentPage({ token }: { token: string }) {
   const history: Json[] = data.transaction_history;
   const refunds: Json[] = data.refunds ?? [];
   const canRefund = status === 'PAID' || status === 'PARTIALLY_REFUNDED';
+  // The payment's latest dispute, open or closed.
+  const disputeId: string | null = data.other_info?.dispute_id ?? null;
 
   const run = async (kind: Exclude<Action, null>, form: FormData) => {
     const path = `/payments/${encodeURIComponent(token)}/${kind}`;
@@ -131,6 +133,7 @@ export function PaymentPage({ token }: { token: string }) {
             [t.card, p.card_number],
             [t.payer, data.customer_info?.payer_name],
             [t.error, p.error_code ? `${p.error_code} ${p.error_description ?? ''}` : ''],
+            ...(disputeId ? [[t.disputes, html`<a href=${`#/disputes/${disputeId}`}><code>${disputeId}</code></a>`]] : []),
           ]}
         />
       </section>

@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { useJson, useLocale, when } from './components';
+import { DISPUTE_STRINGS } from './dispute-i18n';
 
 const OPERATIONS = ['verifyCard', 'authorize', 'capture', 'cancel', 'refund', 'payout'];
 
@@ -26,6 +27,7 @@ function ActionForm({ title, children, action, id }: { title: string; children: 
 export function SandboxControls() {
   const locale = useLocale();
   const { t } = locale;
+  const d = DISPUTE_STRINGS[locale.lang];
   const [clock, , reloadClock] = useJson('/sandbox/clock');
   return html`<h1>${t.sandboxControls}</h1>
     <div class="grid">
@@ -55,6 +57,19 @@ export function SandboxControls() {
       >
         <label>${t.paymentToken} <input name="payment_token" required maxlength="64" /></label>
         <button type="submit" class="primary">${t.pay}</button>
+      <//>
+      <${ActionForm}
+        id="sandbox-dispute"
+        title=${d.sandboxOpen}
+        action=${async (form: FormData) => {
+          const token = String(form.get('payment_token') ?? '').trim();
+          const answer = await api('POST', `/sandbox/payments/${encodeURIComponent(token)}/dispute`);
+          return `${d.sandboxOpened} ${answer.reference_id}, ${answer.status}`;
+        }}
+      >
+        <p class="muted">${d.sandboxOpenHint}</p>
+        <label>${t.paymentToken} <input name="payment_token" required maxlength="64" /></label>
+        <button type="submit" class="primary">${d.sandboxOpen}</button>
       <//>
       <${ActionForm}
         id="sandbox-faults"
