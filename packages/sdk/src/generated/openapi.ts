@@ -2709,6 +2709,56 @@ export interface operations {
                         /** @description fixed part in minor units of the amount currency */
                         fixed_minor: number;
                     }[];
+                    availability?: {
+                        /** @description a delay per method; a method left out takes the default */
+                        methods?: {
+                            CREDITCARD?: {
+                                /** @description calendar days per installment: part k of n is available k × this after the capture date, rolled to a business day */
+                                days_per_installment: number;
+                            } | {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            DEBITCARD?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            PIX?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            PICPAY?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            BOLETO?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            OXXO?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            PAYNET?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                            SPEI?: {
+                                /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                business_days: number;
+                            };
+                        };
+                        /**
+                         * @description rolling reserve: parts per million of each part’s net amount held back (100000 = 10%)
+                         * @default 0
+                         */
+                        reserve_ppm?: number;
+                        /**
+                         * @description calendar days the reserve is held after its part becomes available, rolled to a business day
+                         * @default 0
+                         */
+                        reserve_days?: number;
+                    };
                     /** @description charged to the merchant when a chargeback takes money back, in minor units of the payment currency (default 1500) */
                     dispute_fee_minor?: number;
                 };
@@ -2744,6 +2794,56 @@ export interface operations {
                             /** @description fixed part in minor units of the amount currency */
                             fixed_minor: number;
                         }[];
+                        availability?: {
+                            /** @description a delay per method; a method left out takes the default */
+                            methods?: {
+                                CREDITCARD?: {
+                                    /** @description calendar days per installment: part k of n is available k × this after the capture date, rolled to a business day */
+                                    days_per_installment: number;
+                                } | {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                DEBITCARD?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                PIX?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                PICPAY?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                BOLETO?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                OXXO?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                PAYNET?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                                SPEI?: {
+                                    /** @description D+n: business days of the method’s country after the capture date (0: that day, or the next business day) */
+                                    business_days: number;
+                                };
+                            };
+                            /**
+                             * @description rolling reserve: parts per million of each part’s net amount held back (100000 = 10%)
+                             * @default 0
+                             */
+                            reserve_ppm: number;
+                            /**
+                             * @description calendar days the reserve is held after its part becomes available, rolled to a business day
+                             * @default 0
+                             */
+                            reserve_days: number;
+                        };
                         /** @description charged to the merchant when a chargeback takes money back, in minor units of the payment currency (default 1500) */
                         dispute_fee_minor?: number;
                     };
