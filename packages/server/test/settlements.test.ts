@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { merchantNow, advanceMerchantClock } from '../src/clock/merchant-clock';
 import { balanceDay, balances, postJournal } from '../src/ledger/ledger';
 import { addDays, dayOfWeek, isBusinessDay, nextBusinessDay } from '../src/rails/calendar';
-import { NO_SETTLEMENT_PAYER, paySettlement } from '../src/settlements/pay-settlement';
+import { NO_SETTLEMENT_PAYER, PAY_SETTLEMENT_JOB, paySettlement } from '../src/settlements/pay-settlement';
 import { settleCurrency, sweepSettlements } from '../src/settlements/sweep-settlements';
 import { assertBooksAgree } from './balance-fixtures';
 import { settledCardPayment } from './fixtures';
@@ -387,7 +387,7 @@ describeEachEngine(
         if (stuck.some((op) => op.resource_id === settlement!.settlement_id)) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      expect(stuck).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'settlement.pay', resource_id: settlement!.settlement_id, last_error: NO_SETTLEMENT_PAYER })]));
+      expect(stuck).toEqual(expect.arrayContaining([expect.objectContaining({ kind: PAY_SETTLEMENT_JOB, resource_id: settlement!.settlement_id, last_error: NO_SETTLEMENT_PAYER })]));
       expect((await service().get(`/settlements/${settlement!.settlement_id}`, { token: m.token })).body).toMatchObject({ status: 'PENDING', in_transit_at: null });
       expect(await available(service(), m)).toBe(0);
     });
