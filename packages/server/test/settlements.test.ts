@@ -146,6 +146,28 @@ describeEachEngine('settlements', (service) => {
     expect((await service().get(`/settlements?status=PAID&from=${day}&to=${day}`, { token: m.token })).body.totalElements).toBe(1);
     expect((await service().get(`/settlements?status=FAILED`, { token: m.token })).body.totalElements).toBe(0);
     expect((await service().get(`/settlements?from=${addDays(day, 1)}`, { token: m.token })).body.totalElements).toBe(0);
+
+    // A MERCHANT report lists the settlement beside the payment it came from (the merchant's bank statement side).
+    const column = (position: number, id: number, alias: string) => ({ field: { id }, position, alias, aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false });
+    const created = await service().post(
+      '/reports/myreports/report',
+      {
+        name: 'Settlements', folder: 'Finance', report_type: 'MERCHANT', report_type_name: 'Merchant transactions', enable: true, offset: null, limit: null,
+        fields: [column(0, 5, 'type'), column(1, 2, 'id'), column(2, 33, 'amount'), column(3, 81, 'net'), column(4, 82, 'arrival'), column(5, 80, 'available'), column(6, 1, 'status')],
+        filters: [], group_by: [''], order_by: [{ position: 0, field_position: 0, direction: 'ASC' }],
+      },
+      { token: m.token },
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rows = (await service().get(`/reports/myreports/report/${created.body.id}/export?format=json`, { token: m.token })).body as Record<string, unknown>[];
+    const payin = rows.find((r) => r.type === 'PAYIN');
+    const settled = rows.find((r) => r.type === 'SETTLEMENT');
+    expect(payin).toMatchObject({ amount: '100.00', net: '96.24', arrival: null });
+    expect(String(payin?.available)).toMatch(/^\d{4}-\d{2}-\d{2}/);
+    expect(settled).toMatchObject({ id: settlement!.settlement_id, status: 'PAID', available: null });
+    expect(Number(settled?.amount)).toBe(before);
+    expect(Number(settled?.net)).toBe(-before);
+    expect(String(settled?.arrival)).toContain(nextBusinessDay(addDays(day, 1)));
   });
 
   it('fails a settlement the bank refuses, gives its money back to the available balance, and tries again the next business day', async () => {

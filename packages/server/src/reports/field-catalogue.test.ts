@@ -11,7 +11,7 @@ describe('the field catalogue', () => {
     expect(new Set(FIELD_CATALOGUE.map((f) => f.name)).size).toBe(FIELD_CATALOGUE.length);
     for (const field of FIELD_CATALOGUE) {
       if (field.reportTypes.includes('PAYIN')) expect(field.payin, field.name).not.toBeNull();
-      if (field.reportTypes.includes('MERCHANT')) expect(field.payin ?? field.payout, field.name).not.toBeNull();
+      if (field.reportTypes.includes('MERCHANT')) expect(field.payin ?? field.payout ?? field.settlement ?? null, field.name).not.toBeNull();
       if (field.type === 'money') expect(catalogueField(field.currencyField ?? -1)?.type, field.name).toBe('enum');
       if (field.type === 'enum') expect(field.values?.length, field.name).toBeGreaterThan(0);
     }

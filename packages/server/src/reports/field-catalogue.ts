@@ -6,6 +6,8 @@ import { PAYMENT_STATUSES } from '../payments/states';
 import type { PaymentsTable } from '../db/tables/payments';
 import type { PayoutsTable } from '../db/tables/payouts';
 import type { DisputesTable } from '../db/tables/disputes';
+import type { SettlementsTable } from '../db/tables/settlements';
+import { SETTLEMENT_STATUSES } from '../settlements/states';
 import { DISPUTE_REASON_CATEGORIES, DISPUTE_STAGES, DISPUTE_STATUSES } from '../disputes/states';
 import { ACCOUNT_TYPES, TAX_ID_TYPES } from '../payouts/validation/types';
 import type { AggregationOperator, FilterOperator, ReportType } from './report-definition';
@@ -19,8 +21,9 @@ import type { AggregationOperator, FilterOperator, ReportType } from './report-d
  * Dispute fields read the payment's latest dispute, one subquery each through its index on the payment.
  *
  * Report rows come from one of two sources. A PAYIN report reads the merchant's payments (with their
- * person, card and fees); a MERCHANT report reads every money movement of the merchant: its payments
- * and its payouts, one row each, told apart by the `transaction_type` field. A field that has no
+ * person, card and fees); a MERCHANT report reads every money movement of the merchant: its payments,
+ * its payouts and its settlements (what Colibri paid into its bank account: a merchant reconciles its
+ * bank statement against them), one row each, told apart by the `transaction_type` field. A field that has no
  * meaning for a source reads as null there (a card scheme on a payout row).
  *
  * The SQL here is written by us and names columns through typed helpers, so a renamed column fails
@@ -29,7 +32,7 @@ import type { AggregationOperator, FilterOperator, ReportType } from './report-d
  */
 
 export type FieldType = 'string' | 'enum' | 'number' | 'money' | 'date';
-export type FieldGroup = 'transaction' | 'customer' | 'payment' | 'fee' | 'payout' | 'dispute';
+export type FieldGroup = 'transaction' | 'customer' | 'payment' | 'fee' | 'payout' | 'dispute' | 'balance';
 
 export interface CatalogueField {
   readonly id: number;
@@ -47,6 +50,8 @@ export interface CatalogueField {
   readonly payin: RawBuilder<unknown> | null;
   /** The value on a payout row (alias `po`), or null for none. */
   readonly payout: RawBuilder<unknown> | null;
+  /** The value on a settlement row (alias `st`) of a MERCHANT report; none when absent. */
+  readonly settlement?: RawBuilder<unknown> | null;
   /** A masked field (tax ids, account numbers): shown masked, never filtered, grouped or ordered by. */
   readonly masked?: boolean;
   /**
@@ -89,6 +94,12 @@ const p = (column: keyof PaymentsTable & string) => sql.ref(`p.${column}`);
 const pe = (column: keyof PersonsTable & string) => sql.ref(`pe.${column}`);
 const c = (column: keyof CardsTable & string) => sql.ref(`c.${column}`);
 const po = (column: keyof PayoutsTable & string) => sql.ref(`po.${column}`);
+const st = (column: keyof SettlementsTable & string) => sql.ref(`st.${column}`);
+
+/** The sum of the nets of a source's balance transactions of one type (balance/, docs/balance-and-settlements.md). */
+function balanceNet(sourceId: RawBuilder<unknown>, type: 'PAYMENT' | 'PAYOUT' | 'SETTLEMENT'): RawBuilder<bigint> {
+  return sql<bigint>`(select coalesce(sum(bt.net_minor), 0)::bigint from balance_transactions as bt where bt.source_id = ${sourceId} and bt.type = ${sql.lit(type)})`;
+}
 
 /**
  * Masked fields. The database masks them, so the full value never reaches an export, and cheaply:
@@ -128,7 +139,7 @@ function latestDispute(column: keyof DisputesTable & string): RawBuilder<unknown
 }
 
 const PAYOUT_STATUSES = ['CREATED', 'PROCESSING', 'PAID', 'REJECTED', 'CANCELED'] as const; // contract, Payouts
-const STATUSES = [...new Set<string>([...PAYMENT_STATUSES, ...PAYOUT_STATUSES])];
+const STATUSES = [...new Set<string>([...PAYMENT_STATUSES, ...PAYOUT_STATUSES, ...SETTLEMENT_STATUSES])];
 const METHODS = [...PAYMENT_METHODS, 'BANK_TRANSFER'];
 /** Where a payment's method is paid: MX for the Mexican methods, BR for the others (payments/methods.ts). */
 const MEXICAN_METHODS = PAYMENT_METHODS.filter((m) => METHOD_MARKET[m].country === 'MX');
@@ -144,18 +155,18 @@ const CURRENCY = 34;
 
 export const FIELD_CATALOGUE: readonly CatalogueField[] = [
   // Transaction fields.
-  { id: 1, name: 'transaction_status', group: 'transaction', type: 'enum', values: STATUSES, reportTypes: BOTH, description: 'Current status of the payment or payout', payin: p('status'), payout: po('status') },
-  { id: 2, name: 'transaction_id', group: 'transaction', type: 'string', plain: true, reportTypes: BOTH, description: 'Payment token of a payment, tx_id of a payout', payin: sql`${p('payment_token')}::text`, payout: sql`${po('tx_id')}::text` },
+  { id: 1, name: 'transaction_status', group: 'transaction', type: 'enum', values: STATUSES, reportTypes: BOTH, description: 'Current status of the payment, payout or settlement', payin: p('status'), payout: po('status'), settlement: st('status') },
+  { id: 2, name: 'transaction_id', group: 'transaction', type: 'string', plain: true, reportTypes: BOTH, description: 'Payment token of a payment, tx_id of a payout, settlement_id of a settlement', payin: sql`${p('payment_token')}::text`, payout: sql`${po('tx_id')}::text`, settlement: sql`${st('settlement_id')}::text` },
   { id: 3, name: 'reference_id', group: 'transaction', type: 'string', reportTypes: BOTH, description: "The merchant's reference", payin: p('reference_id'), payout: po('reference_id') },
   { id: 4, name: 'method', group: 'transaction', type: 'enum', values: METHODS, reportTypes: BOTH, description: 'Payment or payout method', payin: p('method'), payout: po('method') },
-  { id: 5, name: 'transaction_type', group: 'transaction', type: 'enum', values: ['PAYIN', 'PAYOUT'], reportTypes: BOTH, description: 'PAYIN for a payment, PAYOUT for a payout', payin: sql`'PAYIN'::text`, payout: sql`'PAYOUT'::text` },
+  { id: 5, name: 'transaction_type', group: 'transaction', type: 'enum', values: ['PAYIN', 'PAYOUT', 'SETTLEMENT'], reportTypes: BOTH, description: 'PAYIN for a payment, PAYOUT for a payout, SETTLEMENT for money paid into the merchant\'s bank account', payin: sql`'PAYIN'::text`, payout: sql`'PAYOUT'::text`, settlement: sql`'SETTLEMENT'::text` },
   { id: 6, name: 'contract_id', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Contract (payments) or payout contract (payouts)', payin: p('contract_id'), payout: po('contract_id') },
-  { id: 7, name: 'created_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When it was created (merchant clock)', payin: p('created_at'), payout: po('created_at') },
-  { id: 8, name: 'paid_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When it was paid; empty when it was not', payin: p('paid_at'), payout: po('paid_at') },
-  { id: 9, name: 'updated_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When its status last changed', payin: p('updated_at'), payout: po('updated_at') },
-  { id: 10, name: 'error_code', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Decline or rejection code', payin: p('error_code'), payout: po('error_code') },
-  { id: 11, name: 'error_description', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Decline or rejection reason', payin: p('error_description'), payout: po('error_description') },
-  { id: 12, name: 'country', group: 'transaction', type: 'enum', values: ['BR', 'MX', 'CO', 'PE', 'CL'], reportTypes: BOTH, description: "The country of the payment's method (MX for OXXO, PAYNET and SPEI, BR for the others); the payout country for payouts", payin: sql`case when ${p('method')} in (${sql.join(MEXICAN_METHODS.map((m) => sql.lit(m)))}) then 'MX' else 'BR' end`, payout: po('country') },
+  { id: 7, name: 'created_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When it was created (merchant clock)', payin: p('created_at'), payout: po('created_at'), settlement: st('created_at') },
+  { id: 8, name: 'paid_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When it was paid; empty when it was not', payin: p('paid_at'), payout: po('paid_at'), settlement: st('paid_at') },
+  { id: 9, name: 'updated_at', group: 'transaction', type: 'date', reportTypes: BOTH, description: 'When its status last changed', payin: p('updated_at'), payout: po('updated_at'), settlement: st('updated_at') },
+  { id: 10, name: 'error_code', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Decline or rejection code', payin: p('error_code'), payout: po('error_code'), settlement: st('failure_code') },
+  { id: 11, name: 'error_description', group: 'transaction', type: 'string', reportTypes: BOTH, description: 'Decline or rejection reason', payin: p('error_description'), payout: po('error_description'), settlement: st('failure_description') },
+  { id: 12, name: 'country', group: 'transaction', type: 'enum', values: ['BR', 'MX', 'CO', 'PE', 'CL'], reportTypes: BOTH, description: "The country of the payment's method (MX for OXXO, PAYNET and SPEI, BR for the others); the payout country for payouts", payin: sql`case when ${p('method')} in (${sql.join(MEXICAN_METHODS.map((m) => sql.lit(m)))}) then 'MX' else 'BR' end`, payout: po('country'), settlement: sql`case when ${st('currency')} = 'MXN' then 'MX' else 'BR' end` },
 
   // Customer fields: the payer of a payment, the recipient of a payout. Tax ids are masked.
   { id: 20, name: 'customer_name', group: 'customer', type: 'string', reportTypes: BOTH, description: 'Payer name; recipient full name', payin: pe('name'), payout: po('full_name') },
@@ -168,8 +179,8 @@ export const FIELD_CATALOGUE: readonly CatalogueField[] = [
   { id: 30, name: 'card_scheme', group: 'payment', type: 'enum', values: CARD_SCHEMES, reportTypes: BOTH, description: 'Card scheme', payin: c('scheme'), payout: null },
   { id: 31, name: 'card_number', group: 'payment', type: 'string', plain: true, reportTypes: BOTH, description: 'Masked card number (first six and last four digits)', payin: c('masked_number'), payout: null },
   { id: 32, name: 'installments', group: 'payment', type: 'number', reportTypes: BOTH, description: 'Number of installments', payin: p('installments'), payout: null },
-  { id: 33, name: 'amount', group: 'payment', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'Amount in the payment currency (after FX)', payin: p('amount_minor'), payout: po('amount_minor') },
-  { id: 34, name: 'currency', group: 'payment', type: 'enum', values: CURRENCIES, reportTypes: BOTH, description: 'Payment currency', payin: p('currency'), payout: po('currency') },
+  { id: 33, name: 'amount', group: 'payment', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'Amount in the payment currency (after FX); a settlement\'s amount', payin: p('amount_minor'), payout: po('amount_minor'), settlement: st('amount_minor') },
+  { id: 34, name: 'currency', group: 'payment', type: 'enum', values: CURRENCIES, reportTypes: BOTH, description: 'Payment currency', payin: p('currency'), payout: po('currency'), settlement: st('currency') },
   { id: 35, name: 'original_amount', group: 'payment', type: 'money', currencyField: 36, reportTypes: BOTH, description: 'Amount as the merchant gave it', payin: p('original_amount_minor'), payout: po('original_amount_minor') },
   { id: 36, name: 'original_currency', group: 'payment', type: 'enum', values: CURRENCIES, reportTypes: BOTH, description: 'Currency of original_amount', payin: p('original_currency'), payout: po('original_currency') },
   { id: 37, name: 'captured_amount', group: 'payment', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'Amount captured', payin: p('captured_minor'), payout: null },
@@ -195,6 +206,11 @@ export const FIELD_CATALOGUE: readonly CatalogueField[] = [
   { id: 76, name: 'dispute_fee', group: 'dispute', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: 'The dispute fee it charged', payin: latestDispute('fee_minor'), payout: null },
   { id: 77, name: 'dispute_evidence_due_by', group: 'dispute', type: 'date', reportTypes: BOTH, description: 'Its deadline for evidence (merchant clock)', payin: latestDispute('evidence_due_by'), payout: null },
 
+  // Balance fields (docs/balance-and-settlements.md): when money reaches the merchant.
+  { id: 80, name: 'available_on', group: 'balance', type: 'date', reportTypes: BOTH, description: "When a payment's money is first available (its first part, midnight UTC of that day)", payin: sql`(select (min(bt.available_on)::timestamp at time zone 'UTC') from balance_transactions as bt where bt.source_id = ${p('payment_token')}::text and bt.type = 'PAYMENT' and bt.bucket = 'BALANCE')`, payout: null },
+  { id: 81, name: 'balance_net', group: 'balance', type: 'money', currencyField: CURRENCY, reportTypes: BOTH, description: "What it added to the merchant's balance: a payment's PAYMENT transactions, a payout's or a settlement's (negative)", payin: balanceNet(sql`${p('payment_token')}::text`, 'PAYMENT'), payout: balanceNet(sql`${po('tx_id')}::text`, 'PAYOUT'), settlement: balanceNet(sql`${st('settlement_id')}::text`, 'SETTLEMENT') },
+  { id: 82, name: 'arrival_date', group: 'balance', type: 'date', reportTypes: MERCHANT_ONLY, description: "When a settlement is in the merchant's bank account (expected while PENDING; midnight UTC of that day)", payin: null, payout: null, settlement: sql`(${st('arrival_date')}::timestamp at time zone 'UTC')` },
+
   // Payout fields: only MERCHANT reports include payouts.
   { id: 60, name: 'bank_code', group: 'payout', type: 'string', reportTypes: MERCHANT_ONLY, description: 'Bank of the recipient account', payin: null, payout: po('bank_code') },
   { id: 61, name: 'account_type', group: 'payout', type: 'enum', values: ACCOUNT_TYPE_VALUES, reportTypes: MERCHANT_ONLY, description: 'Recipient account type', payin: null, payout: po('account_type') },
@@ -210,8 +226,8 @@ export function catalogueField(id: number): CatalogueField | undefined {
 }
 
 /**
- * The rows a report reads: one per payment of the merchant (PAYIN), or one per payment and one per
- * payout (MERCHANT), each with a key `k` (for a stable order) and one column `f<id>` per field asked
+ * The rows a report reads: one per payment of the merchant (PAYIN), or one per payment, payout and
+ * settlement (MERCHANT), each with a key `k` (for a stable order) and one column `f<id>` per field asked
  * for. Only this merchant's rows are read: the merchant id is a parameter of every branch.
  * @example sql`select t.f1 from (${sourceQuery('PAYIN', [1], merchantId)}) as t`
  */
@@ -233,7 +249,10 @@ export function sourceQuery(reportType: ReportType, fieldIds: readonly number[],
   const payout = sql`select ${po('tx_id')} as k, ${columns((field) => field.payout)}
     from payouts as po
     where ${po('merchant_id')} = ${merchantId}`;
-  return sql`${payin} union all ${payout}`;
+  const settlement = sql`select ${st('settlement_id')} as k, ${columns((field) => field.settlement ?? null)}
+    from settlements as st
+    where ${st('merchant_id')} = ${merchantId}`;
+  return sql`${payin} union all ${payout} union all ${settlement}`;
 }
 
 /**

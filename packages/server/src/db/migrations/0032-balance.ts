@@ -31,6 +31,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create index balance_transactions_merchant_idx on balance_transactions (merchant_id, created_at desc, id)`.execute(db);
   await sql`create index balance_transactions_journal_idx on balance_transactions (journal_id)`.execute(db);
+  // A payment's, payout's or settlement's own transactions (the report fields available_on and balance_net).
+  await sql`create index balance_transactions_source_idx on balance_transactions (source_id, type)`.execute(db);
   await sql`
     insert into balance_transactions (id, journal_id, merchant_id, type, source_id, currency, amount_minor, fee_minor, net_minor, bucket, available_on, created_at)
     select gen_random_uuid(), journal_id, merchant_id,
