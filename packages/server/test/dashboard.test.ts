@@ -336,6 +336,81 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().get(`/disputes/${id}`, { token: merchant.token })).body.status).toBe('WON');
   });
 
+  it('shows the balance of GET /balance, the money becoming available by day, and the balance transactions with their sources; another merchant sees none of it', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const empty = await service().get('/dashboard/api/balance', as(browser));
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body).toEqual({ horizon_days: 60, balances: [], upcoming: [] });
+
+    const token = await paidPayment(service(), merchant, 'dash-balance-1');
+    const refund = await service().post('/refund', { payment_token: token, amount: 10 }, { token: merchant.token });
+    expect(refund.status, refund.text).toBe(200);
+    await waitForStatus(service(), merchant, token, (s) => s === 'PARTIALLY_REFUNDED');
+    const dispute = await service().post(`/sandbox/payments/${token}/dispute`, { amount: 50 }, { token: merchant.token });
+    expect(dispute.status, dispute.text).toBe(200);
+
+    // The figures are those of the API, as exact decimals.
+    const api = await service().get('/balance', { token: merchant.token });
+    const dash = await service().get('/dashboard/api/balance', as(browser));
+    expect(dash.status, dash.text).toBe(200);
+    expect(dash.body.balances.map((b: any) => ({ asset: b.currency, available: Number(b.available), pending: Number(b.pending), reserved: Number(b.reserved) }))).toEqual(api.body.balances);
+    // 100.00 less 3.76 in fees waits for its day; the refund, the dispute and its fee left at once; the dispute holds 50.
+    expect(dash.body.balances).toEqual([{ currency: 'BRL', available: '-75.00', pending: '96.24', reserved: '50.00' }]);
+
+    // Upcoming: the payment's day, within the next 60 days of the merchant's BRL day; the hold has no day.
+    const payment = (await service().get('/balance/transactions?type=PAYMENT', { token: merchant.token })).body.content[0];
+    const [brl] = dash.body.upcoming;
+    expect(brl.currency).toBe('BRL');
+    expect(brl.days).toHaveLength(60);
+    expect(brl.days[0] > brl.today).toBe(true);
+    expect(brl.days[59]).toBe(brl.until);
+    const at = brl.days.indexOf(payment.available_on);
+    expect(at).toBeGreaterThan(0);
+    expect([brl.pending[at], brl.reserved[at]]).toEqual(['96.24', '0.00']);
+    expect(brl.pending.filter((p: string) => p !== '0.00')).toEqual(['96.24']);
+    expect(brl.reserved.every((r: string) => r === '0.00')).toBe(true);
+    expect(brl.later).toEqual({ pending: '0.00', reserved: '0.00' });
+    expect(brl.held).toBe('50.00');
+
+    // Transactions, newest first, each leading to its payment or dispute; the type filter.
+    const listed = await service().get('/dashboard/api/balance/transactions?size=100', as(browser));
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body).toMatchObject({ total: 5, page: 0, size: 100 });
+    const disputeSource = { kind: 'dispute', id: dispute.body.dispute_id, reference: 'dash-balance-1' };
+    const paymentSource = { kind: 'payment', id: token, reference: 'dash-balance-1' };
+    expect(listed.body.rows.map((r: any) => [r.type, r.net, r.reserved, r.source])).toEqual(
+      expect.arrayContaining([
+        ['PAYMENT', 96.24, false, paymentSource],
+        ['REFUND', -10, false, paymentSource],
+        ['DISPUTE', -50, false, disputeSource],
+        ['DISPUTE', 50, true, disputeSource],
+        ['FEE', -15, false, disputeSource],
+      ]),
+    );
+    const refunds = await service().get('/dashboard/api/balance/transactions?type=REFUND', as(browser));
+    expect(refunds.body.rows.map((r: any) => [r.type, r.source_id])).toEqual([['REFUND', String(refund.body.refund_id)]]);
+    const paged = await service().get('/dashboard/api/balance/transactions?size=2&page=2', as(browser));
+    expect(paged.body).toMatchObject({ total: 5, page: 2, size: 2 });
+    expect(paged.body.rows).toHaveLength(1);
+    expect((await service().get('/dashboard/api/balance/transactions?type=NOPE', as(browser))).status).toBe(400);
+
+    // Only with the session's cookie, and only the merchant's own.
+    expect((await service().get('/dashboard/api/balance')).status).toBe(401);
+    expect((await service().get('/dashboard/api/balance', { token: merchant.token })).status).toBe(401);
+    const other = await signIn(service(), await service().merchant());
+    expect((await service().get('/dashboard/api/balance', as(other))).body).toEqual({ horizon_days: 60, balances: [], upcoming: [] });
+    expect((await service().get('/dashboard/api/balance/transactions', as(other))).body.total).toBe(0);
+
+    // 31 days later on the merchant's clock the payment is available; the dispute, unanswered, was lost on its
+    // deadline, so nothing is held any more and nothing is upcoming.
+    await service().post('/sandbox/clock/advance', { seconds: 31 * 86_400 }, { token: merchant.token });
+    expect((await service().get(`/disputes/${dispute.body.dispute_id}`, { token: merchant.token })).body.status).toBe('LOST');
+    const later = await service().get('/dashboard/api/balance', as(browser));
+    expect(later.body.balances).toEqual([{ currency: 'BRL', available: '21.24', pending: '0.00', reserved: '0.00' }]);
+    expect(later.body.upcoming).toEqual([]);
+  });
+
   it('serves the page with a strict CSP, no inline script, and hashed assets', async () => {
     const page = await service().get('/dashboard', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
     expect(page.status).toBe(200);
