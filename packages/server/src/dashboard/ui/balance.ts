@@ -44,14 +44,14 @@ function UpcomingTable({ upcoming, locale, b }: { upcoming: Json; locale: Locale
     )}
     ${Number(later.pending) !== 0 || Number(later.reserved) !== 0
       ? html`<tr data-day="later">
-          <th scope="row">${b.after(formatDay(locale.lang, upcoming.until))}</th>
+          <th scope="row" class="wrap">${b.after(formatDay(locale.lang, upcoming.until))}</th>
           <td class="num">${money(locale, later.pending, c)}</td>
           <td class="num">${money(locale, later.reserved, c)}</td>
         </tr>`
       : null}
     ${Number(upcoming.held) !== 0
       ? html`<tr data-day="held">
-          <th scope="row">${b.held}</th>
+          <th scope="row" class="wrap">${b.held}</th>
           <td class="num">${t.none}</td>
           <td class="num">${money(locale, upcoming.held, c)}</td>
         </tr>`
