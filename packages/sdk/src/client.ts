@@ -225,6 +225,20 @@ export class Colibri {
     accept: async (id: string): Promise<Schemas['Dispute']> => unwrap(await this.api.POST('/disputes/{dispute_id}/accept', { params: { path: { dispute_id: id } } })),
   };
 
+  readonly settlements = {
+    /** One page of the merchant's settlements to its own bank account, newest first (filters: status, from, to). */
+    list: async (query: Partial<QueryOf<'listSettlements'>> = {}): Promise<Schemas['SettlementPage']> =>
+      unwrap(await this.api.GET('/settlements', { params: { query: query as QueryOf<'listSettlements'> } })),
+    /** Every settlement matching the query, newest first, page after page. */
+    all: (query: Partial<QueryOf<'listSettlements'>> = {}): AsyncGenerator<Schemas['SettlementItem']> =>
+      numberedPages((page) => this.settlements.list({ ...query, page }), (p) => ({ items: p.content, last: p.last })),
+    get: async (id: string): Promise<Schemas['Settlement']> => unwrap(await this.api.GET('/settlements/{settlement_id}', { params: { path: { settlement_id: id } } })),
+    /** Where each currency's money goes, its minimum, and whether settlements are paused or held. */
+    settings: async (): Promise<Schemas['SettlementSettings']> => unwrap(await this.api.GET('/settlements/settings')),
+    /** Changes what it names (pause, a currency's destination or minimum); the rest stays. */
+    updateSettings: async (body: BodyOf<'updateSettlementSettings'>): Promise<Schemas['SettlementSettings']> => unwrap(await this.api.PUT('/settlements/settings', { body })),
+  };
+
   readonly payouts = {
     create: async (body: BodyOf<'createPayouts'>): Promise<Schemas['PayoutBatch']> => unwrap(await this.api.POST('/payoutTransaction', { body })),
     get: async (txId: string): Promise<Schemas['PayoutTransaction']> => unwrap(await this.api.GET('/payoutTransaction/{tx_id}', { params: { path: { tx_id: txId } } })),

@@ -154,6 +154,26 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     await expect(colibri.disputes.accept(opened.dispute_id)).rejects.toMatchObject({ name: 'ColibriError', status: 409, codes: ['09.02.0001'] });
   });
 
+  it('registers where settlements go and reads them page by page', async () => {
+    const merchant = await service().merchant();
+    const { colibri } = clientFor(service(), merchant);
+    const settings = await colibri.settlements.updateSettings({ currencies: [{ asset: 'BRL', minimum: 50, destination: { pix_key: 'financeiro@loja.com.br' } }] });
+    expect(settings.currencies).toEqual([{ asset: 'BRL', minimum: 50, destination: { kind: 'PIX_KEY', pix_key: 'financeiro@loja.com.br', pix_key_type: 'EMAIL' } }]);
+    expect((await colibri.settlements.settings()).paused).toBe(false);
+    const ids = await customer(colibri);
+    const payment = await colibri.payments.send({ contract_id: merchant.contract_id, reference_id: 'sdk-settlement', ...ids, payment: { amount: '100.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+    await colibri.payments.waitForOutcome(payment.payment_token);
+    // Past the payment's availability, a day at a time until a business day's sweep (run with each move) settles it.
+    await colibri.sandbox.advanceClock(35 * 86_400);
+    for (let day = 0; day < 7 && (await colibri.settlements.list()).totalElements === 0; day += 1) await colibri.sandbox.advanceClock(86_400);
+    const listed = [];
+    for await (const settlement of colibri.settlements.all({ size: 1 })) listed.push(settlement);
+    expect(listed).toEqual([expect.objectContaining({ amount: 96.24, asset: 'BRL' })]);
+    expect((await colibri.settlements.get(listed[0]!.settlement_id)).settlement_id).toBe(listed[0]!.settlement_id);
+    await expect(colibri.settlements.get('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ name: 'ColibriError', status: 404, codes: ['10.05.0001'] });
+    await expect(colibri.settlements.updateSettings({ currencies: [{ asset: 'BRL', destination: { pix_key: 'nope' } }] })).rejects.toMatchObject({ status: 400, codes: ['10.06.0006'] });
+  });
+
   it('pages through events, streams them, and verifies a real callback', async () => {
     const merchant = await service().merchant();
     const { colibri } = clientFor(service(), merchant);

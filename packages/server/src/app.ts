@@ -30,6 +30,7 @@ import { registerPaymentDetailsRoutes } from './payment-details/routes';
 import { registerRefundRoutes } from './refunds/routes';
 import { registerDisputeRoutes } from './disputes/routes';
 import { registerBalanceRoutes } from './balance/routes';
+import { registerSettlementRoutes } from './settlements/routes';
 import { registerPayoutRoutes } from './payouts/routes';
 import { registerReportRoutes } from './reports/routes';
 import type { Background } from './background';
@@ -150,6 +151,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerRefundRoutes(app, ctx);
   await registerDisputeRoutes(app, ctx);
   registerBalanceRoutes(app, ctx);
+  registerSettlementRoutes(app, ctx);
   registerPayoutRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);
   registerThreeDsRoutes(app, ctx);

@@ -18,6 +18,8 @@ import { disputeNoticeJob } from './disputes/apply-notices';
 import { sweepDisputes } from './disputes/sweep-disputes';
 import { runSubscriptionSweep, SUBSCRIPTION_SWEEP_MS } from './subscriptions/sweep';
 import { secureSigningSecrets } from './webhooks/signing-secrets';
+import { PAY_SETTLEMENT_JOB, paySettlementJob } from './settlements/pay-settlement';
+import { SETTLEMENT_SWEEP_MS, sweepSettlements } from './settlements/sweep-settlements';
 
 /**
  * Every job kind and its handler. Each domain exports its job kinds as constants (the kind enqueued)
@@ -34,6 +36,8 @@ export function jobHandlers(ctx: AppContext): Map<string, JobKind> {
     [PAYMENT_CHANGED_JOB, paymentChangedJob(ctx)],
     // A processor's word about a dispute, kept by its connector (disputes/apply-notices.ts).
     [DISPUTE_NOTICE_JOB, disputeNoticeJob(ctx)],
+    // A settlement sent to the merchant's own bank account (settlements/pay-settlement.ts).
+    [PAY_SETTLEMENT_JOB, paySettlementJob(ctx)],
   ]);
 }
 
@@ -53,6 +57,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'subscriptions', everyMs: SUBSCRIPTION_SWEEP_MS, run: () => runSubscriptionSweep(ctx) },
     // Dispute deadlines (LOST), their 48-hour warnings, and the sandbox's chargebacks (disputes/sweep-disputes.ts).
     { name: 'disputes', everyMs: 5_000, run: async () => void (await sweepDisputes(ctx)) },
+    // Each business day, the available balance above its minimum settled to the merchant's account (settlements/sweep-settlements.ts).
+    { name: 'settlements', everyMs: SETTLEMENT_SWEEP_MS, run: async () => void (await sweepSettlements(ctx)) },
     // PIX charges issued by a PSP and still open: read back when no notification came (checkout/pix-charges.ts).
     { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
     // Paid PIX read back once a day for 92 days, 50 a pass, for a MED devolução whose notification was lost (checkout/pix-returns.ts).

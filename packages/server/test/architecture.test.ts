@@ -26,7 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // 3b. payments, the bottom of the money-moving domains;
   ['payments'],
   // 3c. the domains that call down into payments (or sit beside them): refunds, 3DS, checkout, subscriptions, payouts, disputes, balances and settlements;
-  ['refunds', 'three-ds', 'checkout', 'subscriptions', 'payouts', 'disputes', 'balance'],
+  ['refunds', 'three-ds', 'checkout', 'subscriptions', 'payouts', 'disputes', 'balance', 'settlements'],
   // 3d. what reads or drives the domains: transaction details, reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, sandbox, system.
   ['payment-details', 'reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'sandbox', 'system'],
   // 4. Composition roots: the processes and what they assemble (HTTP app, background work and its job registry, command line).
@@ -129,7 +129,7 @@ describe('architecture of packages/server/src', () => {
     const files = [...sourceFiles(SRC, true).map((file) => join(SRC, file)), ...sourceFiles(TEST, true).map((file) => join(TEST, file))].filter((file) => file !== self);
     const texts = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
     const kinds = [...texts].flatMap(([file, text]) => [...text.matchAll(/export const \w+_JOB = '([^']+)';/g)].map((match) => ({ file, kind: match[1] as string })));
-    expect(kinds.map((k) => k.kind).sort()).toEqual(['dispute.notice', 'payment.changed', 'payment.process', 'payout.process', 'refund.settle']);
+    expect(kinds.map((k) => k.kind).sort()).toEqual(['dispute.notice', 'payment.changed', 'payment.process', 'payout.process', 'refund.settle', 'settlement.pay']);
     // A migration keeps the value it wrote when it was written, whatever the constant becomes.
     const migration = (file: string) => file.includes('/db/migrations/');
     for (const { file, kind } of kinds) {

@@ -800,6 +800,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's settlements
+         * @description Newest first, as a page object like the saved reports list; filters by status and by settlement date.
+         */
+        get: operations["listSettlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settlements/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's settlement settings
+         * @description The merchant's settlement destinations and minimums per currency, and whether settlements are paused or held.
+         */
+        get: operations["getSettlementSettings"];
+        /**
+         * Set the merchant's settlement settings
+         * @description Pauses or resumes settlements, and sets each currency's destination and minimum; what is left out stays as it was.
+         */
+        put: operations["updateSettlementSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settlements/{settlement_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a settlement
+         * @description One settlement with its amount, status, destination and arrival date.
+         */
+        get: operations["getSettlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/merchants/{merchantId}/settlements/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hold a merchant's settlements
+         * @description No settlement is made or sent until released; PENDING ones fail, their money available again. Takes the admin token.
+         */
+        post: operations["holdMerchantSettlements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/merchants/{merchantId}/settlements/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a merchant's settlements
+         * @description Settlements resume with the next sweep of a business day. Takes the admin token.
+         */
+        post: operations["releaseMerchantSettlements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payoutTransaction": {
         parameters: {
             query?: never;
@@ -1941,6 +2045,150 @@ export interface components {
             };
             numberOfElements: number;
             empty: boolean;
+        };
+        /**
+         * SettlementDestination
+         * @description The merchant's own account: a PIX key or a Brazilian bank account (BRL), a CLABE (MXN)
+         */
+        SettlementDestination: {
+            /** @enum {string} */
+            kind: "PIX_KEY";
+            pix_key: string;
+            /** @description CPF, CNPJ, EMAIL, PHONE or EVP */
+            pix_key_type: string;
+        } | {
+            /** @enum {string} */
+            kind: "BANK_ACCOUNT";
+            /** @enum {string} */
+            type: "CHECKING" | "SAVINGS";
+            bank_number: string;
+            agency_number: string;
+            agency_check_digit: string | null;
+            account_number: string;
+            account_check_digit: string;
+        } | {
+            /** @enum {string} */
+            kind: "CLABE";
+            bank_code: string;
+            clabe: string;
+        };
+        /** SettlementItem */
+        SettlementItem: {
+            /** Format: uuid */
+            settlement_id: string;
+            /** @description all of the available balance of its currency when it was made */
+            amount: number;
+            /** @description BRL or MXN */
+            asset: string;
+            /** @enum {string} */
+            status: "PENDING" | "IN_TRANSIT" | "PAID" | "FAILED";
+            /** @description YYYY-MM-DD: when the money is in the account, the next business day after it was sent (expected, while PENDING) */
+            arrival_date: string;
+            /** @description YYYY-MM-DD: the business day it was made for (one per currency and day) */
+            settlement_date: string;
+            destination: components["schemas"]["SettlementDestination"];
+            failure_code: string | null;
+            failure_description: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+            in_transit_at: string | null;
+            paid_at: string | null;
+            failed_at: string | null;
+        };
+        /** SettlementPage */
+        SettlementPage: {
+            refresh_token: string;
+            content: components["schemas"]["SettlementItem"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
+        };
+        /** SettlementSettings */
+        SettlementSettings: {
+            paused: boolean;
+            /** @description the operator holds this merchant: no settlement is made or sent */
+            held: boolean;
+            currencies: {
+                asset: string;
+                minimum: number;
+                destination: components["schemas"]["SettlementDestination"];
+            }[];
+            refresh_token: string;
+        };
+        /** SettlementDestinationInput */
+        SettlementDestinationInput: {
+            /** @description BRL: a CPF, CNPJ, e-mail, +55 mobile or random key */
+            pix_key?: string;
+            /** @description BRL bank account: CHECKING or SAVINGS */
+            type?: string;
+            /** @description BRL bank account: the 3-digit COMPE code */
+            bank_number?: string;
+            agency_number?: string;
+            agency_check_digit?: string;
+            account_number?: string;
+            account_check_digit?: string;
+            /** @description MXN: the 18-digit CLABE */
+            clabe?: string;
+            /** @description MXN: the CLABE's bank, checked against it */
+            bank_code?: number;
+        };
+        /** Settlement */
+        Settlement: {
+            /** Format: uuid */
+            settlement_id: string;
+            /** @description all of the available balance of its currency when it was made */
+            amount: number;
+            /** @description BRL or MXN */
+            asset: string;
+            /** @enum {string} */
+            status: "PENDING" | "IN_TRANSIT" | "PAID" | "FAILED";
+            /** @description YYYY-MM-DD: when the money is in the account, the next business day after it was sent (expected, while PENDING) */
+            arrival_date: string;
+            /** @description YYYY-MM-DD: the business day it was made for (one per currency and day) */
+            settlement_date: string;
+            destination: components["schemas"]["SettlementDestination"];
+            failure_code: string | null;
+            failure_description: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC, merchant clock) */
+            created_at: string;
+            in_transit_at: string | null;
+            paid_at: string | null;
+            failed_at: string | null;
+            refresh_token: string;
+        };
+        /** SettlementHold */
+        SettlementHold: {
+            /** Format: uuid */
+            merchant_id: string;
+            held: boolean;
+            held_reason: string | null;
+            held_at: string | null;
+            /** @description the merchant's own pause */
+            paused: boolean;
+            /** @description the PENDING settlements the hold failed (their money is available again) */
+            failed_settlement_ids: string[];
         };
         /** Payout */
         Payout: {
@@ -4760,6 +5008,287 @@ export interface operations {
             };
             /** @description Missing, invalid or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                /** @description settlements per page, at most 100 */
+                size?: number;
+                /** @description page number, from 0 */
+                page?: number;
+                status?: "PENDING" | "IN_TRANSIT" | "PAID" | "FAILED";
+                /** @description YYYY-MM-DD: settlement_date on or after this day */
+                from?: string;
+                /** @description YYYY-MM-DD: settlement_date on or before this day */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementPage"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSettlementSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementSettings"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateSettlementSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: no settlement is made until it is false again */
+                    paused?: boolean;
+                    currencies?: {
+                        /** @description BRL or MXN */
+                        asset: string;
+                        /** @description the least available amount settled (default 100.00) */
+                        minimum?: number;
+                        /** @description omitted: kept; null: removed (no more settlements in this currency) */
+                        destination?: components["schemas"]["SettlementDestinationInput"] | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementSettings"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                settlement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settlement"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    holdMerchantSettlements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the operator's reason, shown to operators only */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementHold"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    releaseMerchantSettlements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementHold"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

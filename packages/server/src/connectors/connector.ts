@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { OutcomeCode } from '../processor/outcome-codes';
 import type { DisputeActions } from './dispute-notices';
-import type { OperationResult, PaymentMethodName, Processor } from '../processor/processor';
+import type { OperationResult, PaymentMethodName, Processor, SettlementPayer } from '../processor/processor';
 
 /**
  * A connector: one provider's implementation of the processor contract (processor/processor.ts) for
@@ -138,4 +138,9 @@ export class PixChargeRefusedError extends Error {
 
 export function issuesPixCharges(connector: Connector | null | undefined): connector is Connector & PixChargeIssuer {
   return connector !== null && connector !== undefined && typeof (connector as Partial<PixChargeIssuer>).createPixCharge === 'function';
+}
+
+/** Whether a connector pays settlements to merchants' own accounts (processor/processor.ts SettlementPayer). */
+export function paysSettlements(connector: Connector | null | undefined): connector is Connector & SettlementPayer {
+  return connector !== null && connector !== undefined && typeof (connector as Partial<SettlementPayer>).paySettlement === 'function';
 }

@@ -8,10 +8,11 @@ import type {
   PaymentMethodName,
   PayoutInput,
   Processor,
+  SettlementPayer,
   VerifyCardInput,
 } from '../processor/processor';
 import type { SecretBox } from '../lib/secret-box';
-import type { Connector, ConnectorDefinition } from './connector';
+import { paysSettlements, type Connector, type ConnectorDefinition } from './connector';
 import { findConnector, type ConnectorPlan } from './plan';
 
 /** How long a process trusts its copy of a merchant's own connectors (admin changes apply within it). */
@@ -89,6 +90,18 @@ export class ConnectorRouter implements Processor {
   /** Refuses a request for a method nothing serves, before anything is stored. @example await ctx.connectors.requireMethod(merchantId, 'PIX') */
   async requireMethod(merchantId: string, method: PaymentMethodName): Promise<void> {
     await this.connectorFor(merchantId, method);
+  }
+
+  /**
+   * The connector that pays a merchant's settlements: the one serving its PAYOUT method, when it implements
+   * `paySettlement` (the simulator does; in live mode, the operator's bank connector: docs/connectors.md,
+   * "Settlements"). Null when none does, and the settlement waits.
+   * @example const payer = await router.settlementPayer(merchantId);
+   */
+  async settlementPayer(merchantId: string): Promise<(Connector & SettlementPayer) | null> {
+    const own = (await this.ownConnectors(merchantId)).find((c) => c.method === 'PAYOUT');
+    const connector = own?.connector ?? this.instance.get('PAYOUT');
+    return paysSettlements(connector) ? connector : null;
   }
 
   async verifyCard(input: VerifyCardInput): Promise<OperationResult> {

@@ -11,6 +11,7 @@ import type { WebhookTables } from './tables/webhooks';
 import type { DashboardTables } from './tables/dashboard';
 import type { DisputeTables } from './tables/disputes';
 import type { BalanceTables } from './tables/balance';
+import type { SettlementTables } from './tables/settlements';
 
 /**
  * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
@@ -192,7 +193,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables {
+export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables, SettlementTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

@@ -11,7 +11,7 @@ import type { Database } from '../db/schema';
 export interface StuckOperation {
   job_id: string;
   kind: string;
-  /** The resource the job works on: a payment token, a refund id or a payout's tx id. */
+  /** The resource the job works on: a payment token, a refund id, a payout's tx id or a settlement id. */
   resource_id: string | null;
   /** The payment operation the job carries (payments/operations.ts), for a card payment's job. */
   operation_id: string | null;
@@ -28,7 +28,7 @@ export interface StuckOperation {
 const needsAttention = (eb: ExpressionBuilder<Database, 'jobs'>) => eb.or([eb('stuck_since', 'is not', null), eb('failed_at', 'is not', null)]);
 
 /** An id the job payload names; payloads may carry one-time secrets (a CAVV), so only ids leave it. */
-function idOf(payload: unknown, key: 'operationId' | 'refundId' | 'txId'): string | null {
+function idOf(payload: unknown, key: 'operationId' | 'refundId' | 'txId' | 'settlementId'): string | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const id = (payload as Record<string, unknown>)[key];
   return typeof id === 'string' ? id : null;
@@ -51,7 +51,7 @@ export async function listStuckOperations(db: Db, limit: number): Promise<StuckO
   return rows.map((row) => ({
     job_id: String(row.id),
     kind: row.kind,
-    resource_id: paymentOf.get(idOf(row.payload, 'operationId') ?? '') ?? idOf(row.payload, 'refundId') ?? idOf(row.payload, 'txId'),
+    resource_id: paymentOf.get(idOf(row.payload, 'operationId') ?? '') ?? idOf(row.payload, 'refundId') ?? idOf(row.payload, 'txId') ?? idOf(row.payload, 'settlementId'),
     operation_id: idOf(row.payload, 'operationId'),
     attempts: row.attempts,
     outcome_unknown: row.outcome_unknown,

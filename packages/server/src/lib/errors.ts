@@ -4,7 +4,7 @@
  * (`npm run docs:errors`) and a test fails when the two differ.
  *
  * Codes follow the spec's `NN.NN.NNNN` form. The first pair names the area (00 shared, 01 refunds,
- * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard, 09 disputes), the second the family, and the last
+ * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard, 09 disputes, 10 balances and settlements), the second the family, and the last
  * four the rule. The spec's own codes keep their numbers.
  */
 export interface ErrorDefinition {
@@ -279,6 +279,19 @@ export const ERRORS = define({
   DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },
   DASHBOARD_ORIGIN_REFUSED: { code: '08.01.0002', status: 403, description: 'Origin: the dashboard accepts changes only from its own pages.' },
   DASHBOARD_PERIOD_INVALID: { code: '08.02.0001', status: 400, description: 'from: must not be later than to, and the period spans at most 366 days.' },
+
+  // 10 — balances and settlements (docs/balance-and-settlements.md). 10.01–10.04 are left to the balance and
+  // its availability schedule; 10.05: settlement lookups; 10.06: settlement settings.
+  SETTLEMENT_NOT_FOUND: { code: '10.05.0001', status: 404, description: "settlement_id: no settlement of this merchant has this id (another merchant's is not found either)." },
+  SETTLEMENT_CURRENCY_UNSUPPORTED: { code: '10.06.0001', status: 400, description: 'asset: settlements go out in BRL (to a PIX key or a Brazilian bank account) or MXN (to a CLABE).' },
+  SETTLEMENT_CURRENCY_REPEATED: { code: '10.06.0002', status: 400, description: 'currencies: name each asset at most once.' },
+  SETTLEMENT_DESTINATION_REQUIRED: { code: '10.06.0003', status: 400, description: 'destination: a currency without a registered destination needs one (BRL: pix_key or the bank-account fields; MXN: clabe).' },
+  SETTLEMENT_DESTINATION_AMBIGUOUS: { code: '10.06.0004', status: 400, description: 'destination: give either pix_key or the bank-account fields, not both.' },
+  SETTLEMENT_DESTINATION_WRONG_CURRENCY: { code: '10.06.0005', status: 400, description: 'destination: a BRL destination is a PIX key or a Brazilian bank account; an MXN destination is a CLABE.' },
+  SETTLEMENT_PIX_KEY_INVALID: { code: '10.06.0006', status: 400, description: 'destination.pix_key: is not a valid CPF, CNPJ, e-mail, +55 mobile or random key.' },
+  SETTLEMENT_BANK_ACCOUNT_INVALID: { code: '10.06.0007', status: 400, description: 'destination: a bank-account field is missing or malformed; the description names it.' },
+  SETTLEMENT_CLABE_INVALID: { code: '10.06.0008', status: 400, description: 'destination.clabe: must be 18 digits with a valid check digit, of the bank in bank_code when given.' },
+  SETTLEMENT_MINIMUM_INVALID: { code: '10.06.0009', status: 400, description: 'minimum: must be at least 1.00, with at most two decimal places.' },
 });
 
 export type ErrorKey = keyof typeof ERRORS;

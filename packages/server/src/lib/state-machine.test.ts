@@ -6,6 +6,7 @@ import { ApiError } from './errors';
 import { OPERATION_STATES, PAYMENT_STATES } from '../payments/states';
 import { PAYOUT_STATES } from '../payouts/states';
 import { REFUND_STATES } from '../refunds/states';
+import { SETTLEMENT_STATES } from '../settlements/states';
 import { CHARGE_STATES, SUBSCRIPTION_STATES } from '../subscriptions/states';
 import { THREE_DS_STATES } from '../three-ds/states';
 import { allowedFrom, assertMove, canMove, IllegalMoveError, movedMeanwhile, stampOf, type StateTable } from './state-machine';
@@ -67,6 +68,12 @@ const TABLES: { name: string; table: StateTable; moves: string[]; doc?: string }
     table: PAYOUT_STATES,
     doc: 'payouts.md',
     moves: ['CREATED→PROCESSING', 'PROCESSING→PAID', 'PROCESSING→REJECTED', 'PROCESSING→CANCELED'],
+  },
+  {
+    name: 'SETTLEMENT_STATES',
+    table: SETTLEMENT_STATES,
+    doc: 'balance-and-settlements.md',
+    moves: ['PENDING→IN_TRANSIT', 'PENDING→FAILED', 'IN_TRANSIT→PAID', 'IN_TRANSIT→FAILED'],
   },
   {
     name: 'SUBSCRIPTION_STATES',

@@ -86,6 +86,48 @@ export interface PayoutInput {
   readonly taxId: string;
 }
 
+/**
+ * Where a settlement goes: the merchant's own account, as it registered it (settlements/settings.ts): a PIX key
+ * or a Brazilian bank account for BRL, a CLABE for MXN. Written as the API shows it (snake_case), which is also
+ * how the settlement keeps its snapshot.
+ */
+export type SettlementDestination =
+  | { readonly kind: 'PIX_KEY'; readonly pix_key: string; readonly pix_key_type: string }
+  | {
+      readonly kind: 'BANK_ACCOUNT';
+      readonly type: 'CHECKING' | 'SAVINGS';
+      readonly bank_number: string;
+      readonly agency_number: string;
+      readonly agency_check_digit: string | null;
+      readonly account_number: string;
+      readonly account_check_digit: string;
+    }
+  | { readonly kind: 'CLABE'; readonly bank_code: string; readonly clabe: string };
+
+export interface SettlementTransferInput {
+  readonly merchantId: string;
+  /** `<settlement_id>:settlement`: the same for every attempt, so a resend is never a second transfer. */
+  readonly reference: string;
+  readonly currency: string;
+  readonly amountMinor: bigint;
+  readonly destination: SettlementDestination;
+}
+
+/**
+ * What a connector implements to pay settlements: a transfer of a merchant's settled money from the
+ * operator's account to the merchant's own (docs/connectors.md, "Settlements"). In sandbox the simulator
+ * does; in live mode it is the operator's bank, reached by a payment file or the bank's API, which no
+ * connector implements yet, so a live settlement waits PENDING (listed at `GET /admin/stuck-operations`)
+ * until one does. The answer is an operation's like any other, and `status(reference)` finds it again.
+ */
+export interface SettlementPayer {
+  /**
+   * Sends one settlement to the merchant's account.
+   * @example await connector.paySettlement({ merchantId, reference: `${settlementId}:settlement`, currency: 'BRL', amountMinor: 96_24n, destination: { kind: 'PIX_KEY', pix_key: 'financeiro@loja.com.br', pix_key_type: 'EMAIL' } })
+   */
+  paySettlement(input: SettlementTransferInput): Promise<OperationResult>;
+}
+
 export interface Processor {
   /**
    * Checks that a card exists and its CVV matches, moving no money.

@@ -15,6 +15,9 @@ import {
   type PayoutInput,
   type Processor,
   type ProcessorOperation,
+  type SettlementDestination,
+  type SettlementPayer,
+  type SettlementTransferInput,
   type VerifyCardInput,
 } from './processor';
 import { translateSandboxCode, type SandboxDeclineCode } from './sandbox-codes';
@@ -33,7 +36,8 @@ export const CVV_FAILURE_CARD = '4000000000000127';
 
 /**
  * Payout account numbers ending in these digits are rejected by the simulated bank, so merchants can
- * test their rejection handling (docs/payouts.md).
+ * test their rejection handling (docs/payouts.md). So are settlements to a destination whose PIX key, account
+ * number or CLABE ends in them (docs/balance-and-settlements.md, "Settlements").
  */
 export const PAYOUT_REJECT_SUFFIX = '0000';
 
@@ -50,7 +54,7 @@ export type SandboxFault = 'UNAVAILABLE' | 'TIMEOUT';
  * translated into Colibri's (sandbox-codes.ts) before they are recorded or returned. Latency is configurable, and faults can be injected per merchant and
  * operation through `/sandbox/processor/faults`.
  */
-export class SandboxSimulator implements Processor {
+export class SandboxSimulator implements Processor, SettlementPayer {
   readonly id = 'sandbox';
 
   constructor(
@@ -91,6 +95,17 @@ export class SandboxSimulator implements Processor {
   async payout(input: PayoutInput): Promise<OperationResult> {
     return this.operate(input.merchantId, 'payout', input.reference, () =>
       input.accountNumber.endsWith(PAYOUT_REJECT_SUFFIX) ? refused('AC04') : approved(),
+    );
+  }
+
+  /**
+   * Pays a settlement to the merchant's own account, as the operator's bank would: recorded like a payout
+   * (faults injected for `payout` apply to it too), refused as a closed account when the destination's
+   * identifier ends in PAYOUT_REJECT_SUFFIX.
+   */
+  async paySettlement(input: SettlementTransferInput): Promise<OperationResult> {
+    return this.operate(input.merchantId, 'payout', input.reference, () =>
+      destinationIdentifier(input.destination).endsWith(PAYOUT_REJECT_SUFFIX) ? refused('AC04') : approved(),
     );
   }
 
@@ -194,6 +209,13 @@ interface UnfaultedOperation {
   operation: ProcessorOperation;
   reference: string;
   decided: OperationResult;
+}
+
+/** What a bank reads to find the account: the PIX key, the account number or the CLABE. */
+function destinationIdentifier(destination: SettlementDestination): string {
+  if (destination.kind === 'PIX_KEY') return destination.pix_key;
+  if (destination.kind === 'BANK_ACCOUNT') return destination.account_number;
+  return destination.clabe;
 }
 
 function approved(): OperationResult {

@@ -29,14 +29,16 @@ export interface DestinationInput {
   clabe?: string | undefined;
 }
 
-const BANK_FIELDS = ['type', 'bank_number', 'agency_number', 'agency_check_digit', 'account_number', 'account_check_digit'] as const;
+/** The fields of a Brazilian bank account, in the order they are checked (settlement destinations use them too). */
+export const BANK_FIELDS = ['type', 'bank_number', 'agency_number', 'agency_check_digit', 'account_number', 'account_check_digit'] as const;
 
 /**
  * Bank-account rules for BOLETO refunds (docs/refunds.md): `type` CHECKING or SAVINGS; `bank_number` the
  * 3-digit COMPE code; `agency_number` 1–5 digits; `agency_check_digit` optional, one digit or X (many
- * banks have none); `account_number` 1–12 digits; `account_check_digit` one digit or X.
+ * banks have none); `account_number` 1–12 digits; `account_check_digit` one digit or X. A merchant's
+ * settlement account follows the same rules (settlements/settings.ts).
  */
-const BANK_FIELD_RULES: Record<(typeof BANK_FIELDS)[number], { pattern: RegExp; required: boolean; rule: string }> = {
+export const BANK_FIELD_RULES: Record<(typeof BANK_FIELDS)[number], { pattern: RegExp; required: boolean; rule: string }> = {
   type: { pattern: /^(CHECKING|SAVINGS)$/, required: true, rule: 'must be CHECKING or SAVINGS' },
   bank_number: { pattern: /^\d{3}$/, required: true, rule: 'must be the 3-digit bank code' },
   agency_number: { pattern: /^\d{1,5}$/, required: true, rule: 'must be 1 to 5 digits' },

@@ -26,6 +26,7 @@ import * as paymentOperations from './0029-payment-operations';
 import * as checkoutTold from './0030-checkout-told';
 import * as disputes from './0031-disputes';
 import * as balance from './0032-balance';
+import * as settlements from './0033-settlements';
 import * as pixReturns from './0035-pix-returns';
 
 /**
@@ -60,5 +61,6 @@ export const migrations: Record<string, Migration> = {
   '0030-checkout-told': checkoutTold,
   '0031-disputes': disputes,
   '0032-balance': balance,
+  '0033-settlements': settlements,
   '0035-pix-returns': pixReturns,
 };

@@ -1,0 +1,38 @@
+import { sql } from 'kysely';
+import { expect } from 'vitest';
+import type { TestMerchant, TestService } from './harness';
+
+/** A merchant's balance in one currency, as `GET /balance` answers it. */
+export interface ApiBalance {
+  asset: string;
+  available: number;
+  pending: number;
+  reserved: number;
+}
+
+/**
+ * The balance is its transactions: after every kind of movement, the nets of a merchant's balance
+ * transactions add up, per currency, to available + pending + reserved (contract), and to what the ledger's
+ * balance accounts owe the merchant. Answers the balances of `GET /balance`.
+ * @example const [brl] = await assertBooksAgree(service(), m);
+ */
+export async function assertBooksAgree(service: TestService, m: TestMerchant): Promise<ApiBalance[]> {
+  const api = await service.get('/balance', { token: m.token });
+  expect(api.status).toBe(200);
+  const transactions: { net: number; asset: string }[] = [];
+  for (let page = 0; ; page += 1) {
+    const listed = await service.get(`/balance/transactions?size=100&page=${page}`, { token: m.token });
+    transactions.push(...listed.body.content);
+    if (listed.body.last) break;
+  }
+  const ledger = await sql<{ currency: string; owed: string }>`
+    select currency, (-sum(amount_minor))::text as owed from ledger_entries
+    where merchant_id = ${m.merchant_id} and account in ('merchant_payable', 'reserve_held', 'disputes_held') group by currency`.execute(service.ctx.db);
+  for (const b of api.body.balances as ApiBalance[]) {
+    const cents = (n: number) => Math.round(n * 100);
+    const nets = transactions.filter((t) => t.asset === b.asset).reduce((sum, t) => sum + cents(t.net), 0);
+    expect(cents(b.available) + cents(b.pending) + cents(b.reserved), `${b.asset}: balance = sum of nets`).toBe(nets);
+    expect(String(nets), `${b.asset}: the ledger owes as much`).toBe(ledger.rows.find((r) => r.currency === b.asset)?.owed);
+  }
+  return api.body.balances as ApiBalance[];
+}
