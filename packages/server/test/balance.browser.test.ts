@@ -2,6 +2,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { merchantNow } from '../src/clock/merchant-clock';
+import { balanceDay } from '../src/ledger/ledger';
+import { addDays, nextBusinessDay } from '../src/rails/calendar';
+import { sweepSettlements } from '../src/settlements/sweep-settlements';
 import { settledCardPayment, waitForStatus } from './fixtures';
 import { startTestService, type TestMerchant, type TestService } from './harness';
 
@@ -187,6 +191,9 @@ describe('dashboard balance in chromium', () => {
     const transactions = phone.getByRole('region', { name: 'Movimentações do saldo' });
     await expect.poll(() => transactions.locator('tbody tr').count()).toBe(5);
     expect(await transactions.locator('tbody tr[data-type="DISPUTE"] .badge').innerText()).toBe('reservado');
+    await phone.getByRole('heading', { name: 'Liquidações', level: 2 }).waitFor();
+    await phone.getByText('Nenhuma liquidação ainda.').waitFor();
+    await phone.getByRole('button', { name: 'Pausar as liquidações' }).waitFor();
     const widths = () => phone.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
     expect((await widths()).scroll).toBeLessThanOrEqual(390);
     await shot(phone, 'phone-balance');
@@ -206,7 +213,66 @@ describe('dashboard balance in chromium', () => {
     await spanish.locator('section[data-currency="BRL"]').waitFor();
     expect(await spanish.locator('section[data-currency="BRL"] dt').allInnerTexts()).toEqual(['Disponible', 'Por liberar', 'Reservado']);
     await spanish.getByRole('region', { name: 'Movimientos del saldo' }).locator('tbody tr[data-type="FEE"]').getByText('Comisión').waitFor();
+    await spanish.getByRole('heading', { name: 'Liquidaciones' }).waitFor();
+    await spanish.getByText('Ninguna cuenta registrada').waitFor();
+    await spanish.getByRole('button', { name: 'Pausar las liquidaciones' }).waitFor();
     expect(await accessibilityViolations(spanish)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('lists a settlement with its account masked, and pauses and resumes settlements after a confirmation', async () => {
+    const merchant = await service.merchant('Loja Liquidada');
+    const set = await service.request('PUT', '/settlements/settings', { currencies: [{ asset: 'BRL', minimum: 50, destination: { pix_key: 'financeiro@loja.com.br' } }] }, { token: merchant.token });
+    expect(set.status, set.text).toBe(200);
+    await paidPayment(merchant, 'pedido-liquidado-1', '100.00');
+    // A business day 35 days on, at noon in Brasília: the payment is available and the sweep settles it.
+    const today = balanceDay(await merchantNow(service.ctx.db, merchant.merchant_id), 'BRL');
+    const day = nextBusinessDay(addDays(today, 35));
+    const seconds = Math.ceil((Date.parse(`${day}T15:00:00Z`) - (await merchantNow(service.ctx.db, merchant.merchant_id)).getTime()) / 1000);
+    expect((await service.post('/sandbox/clock/advance', { seconds }, { token: merchant.token })).status).toBe(200);
+    await sweepSettlements(service.ctx);
+    const [settlement] = (await service.get('/settlements', { token: merchant.token })).body.content;
+    expect(settlement).toMatchObject({ amount: 96.24, asset: 'BRL', settlement_date: day });
+
+    const page = await open({ width: 1280, height: 900 }, 'en-US', '#/balance');
+    await signIn(page, merchant, /^Sign in$/);
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Settlements', level: 2 }) });
+    await section.waitFor();
+    expect((await section.locator('ul.destinations li').innerText()).replace(/\s+/g, ' ').trim()).toBe('BRL · PIX key (EMAIL) f*********@loja.com.br · from R$50.00');
+    expect(await section.locator('.settlement-state').innerText()).toBe('Settlements are on.');
+    const row = section.locator(`tbody tr[data-settlement-id="${settlement.settlement_id}"]`);
+    await row.waitFor();
+    const short = (iso: string) => {
+      const [y, m, d] = iso.split('-').map(Number);
+      return `${m}/${d}/${String(y).slice(2)}`;
+    };
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain(`${short(day)} R$96.24`);
+    expect(text).toContain(`${short(settlement.arrival_date)} PIX key (EMAIL) f*********@loja.com.br`);
+    expect(await row.locator('.badge').innerText()).toMatch(/^(PENDING|IN_TRANSIT|PAID)$/);
+    expect(await page.content()).not.toContain('financeiro@');
+    // Its balance transaction says which settlement it is.
+    await page.locator('tbody tr[data-type="SETTLEMENT"]').getByText(`Settlement of ${short(day)}`).waitFor();
+    await shot(page, 'balance-settlements');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    // Pausing asks first; closing the dialog changes nothing.
+    await section.getByRole('button', { name: 'Pause settlements' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('No settlement is made until you resume them').waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect((await service.get('/settlements/settings', { token: merchant.token })).body.paused).toBe(false);
+    await section.getByRole('button', { name: 'Pause settlements' }).click();
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await section.getByText('Settlements paused.').waitFor();
+    expect(await section.locator('.settlement-state').innerText()).toBe('Settlements are paused: none is made until you resume them.');
+    expect((await service.get('/settlements/settings', { token: merchant.token })).body.paused).toBe(true);
+    await section.getByRole('button', { name: 'Resume settlements' }).click();
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await section.getByText('Settlements resumed.').waitFor();
+    expect((await service.get('/settlements/settings', { token: merchant.token })).body.paused).toBe(false);
+    await section.getByRole('button', { name: 'Pause settlements' }).waitFor();
     expect(problems).toEqual([]);
   });
 });

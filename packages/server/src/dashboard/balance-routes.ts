@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { merchantBalances } from '../balance/balance';
 import { listBalanceTransactions, type BalanceTransactionView } from '../balance/list-transactions';
@@ -7,6 +8,7 @@ import type { Db } from '../db/database';
 import { StringEnum } from '../http/schema-kit';
 import { BALANCE_TYPES } from '../ledger/ledger';
 import { exponentOf } from '../lib/currencies';
+import { isUuid } from '../lib/identifiers';
 import { formatAmount } from '../lib/money';
 
 /** The days ahead the page shows money becoming available. */
@@ -77,18 +79,18 @@ export function registerDashboardBalance(scope: App, ctx: AppContext, api: strin
   );
 }
 
-/** Where a balance transaction leads in the dashboard: a payment or dispute page, or a payout. */
+/** Where a balance transaction leads in the dashboard: a payment or dispute page, a payout, or a settlement. */
 export interface TransactionSource {
-  kind: 'payment' | 'dispute' | 'payout';
+  kind: 'payment' | 'dispute' | 'payout' | 'settlement';
   id: string;
-  /** The merchant's reference of the payment, dispute or payout. */
+  /** The merchant's reference of the payment, dispute or payout; a settlement's date (YYYY-MM-DD). */
   reference: string;
 }
 
 /**
  * The sources of a page of transactions, read in one query per kind, keyed `type:source_id`: a PAYMENT's
  * payment, a REFUND's payment (through the refund), a DISPUTE's, FEE's and DISPUTE_REVERSAL's dispute, a
- * PAYOUT's payout. Each read is the signed-in merchant's only.
+ * PAYOUT's payout, a SETTLEMENT's settlement. Each read is the signed-in merchant's only.
  */
 async function sourcesOf(db: Db, merchantId: string, rows: BalanceTransactionView[]): Promise<Map<string, TransactionSource>> {
   const ids = (...types: string[]) => [...new Set(rows.filter((r) => types.includes(r.type)).map((r) => r.source_id))];
@@ -96,7 +98,8 @@ async function sourcesOf(db: Db, merchantId: string, rows: BalanceTransactionVie
   const refunds = ids('REFUND').filter((id) => /^\d{1,18}$/.test(id));
   const disputes = ids('DISPUTE', 'FEE', 'DISPUTE_REVERSAL');
   const payouts = ids('PAYOUT');
-  const [paymentRows, refundRows, disputeRows, payoutRows] = await Promise.all([
+  const settlements = ids('SETTLEMENT').filter(isUuid);
+  const [paymentRows, refundRows, disputeRows, payoutRows, settlementRows] = await Promise.all([
     payments.length === 0 ? [] : db.selectFrom('payments').select(['payment_token', 'reference_id']).where('merchant_id', '=', merchantId).where('payment_token', 'in', payments).execute(),
     refunds.length === 0
       ? []
@@ -109,11 +112,20 @@ async function sourcesOf(db: Db, merchantId: string, rows: BalanceTransactionVie
           .execute(),
     disputes.length === 0 ? [] : db.selectFrom('disputes').select(['dispute_id', 'reference_id']).where('merchant_id', '=', merchantId).where('dispute_id', 'in', disputes).execute(),
     payouts.length === 0 ? [] : db.selectFrom('payouts').select(['tx_id', 'reference_id']).where('merchant_id', '=', merchantId).where('tx_id', 'in', payouts).execute(),
+    settlements.length === 0
+      ? []
+      : db
+          .selectFrom('settlements')
+          .select(['settlement_id', sql<string>`settlement_day::text`.as('settlement_day')])
+          .where('merchant_id', '=', merchantId)
+          .where('settlement_id', 'in', settlements)
+          .execute(),
   ]);
   const found = new Map<string, TransactionSource>();
   for (const p of paymentRows) found.set(`PAYMENT:${p.payment_token}`, { kind: 'payment', id: p.payment_token, reference: p.reference_id });
   for (const r of refundRows) found.set(`REFUND:${r.refund_id}`, { kind: 'payment', id: r.payment_token, reference: r.reference_id });
   for (const d of disputeRows) for (const type of ['DISPUTE', 'FEE', 'DISPUTE_REVERSAL']) found.set(`${type}:${d.dispute_id}`, { kind: 'dispute', id: d.dispute_id, reference: d.reference_id });
   for (const p of payoutRows) found.set(`PAYOUT:${p.tx_id}`, { kind: 'payout', id: p.tx_id, reference: p.reference_id });
+  for (const s of settlementRows) found.set(`SETTLEMENT:${s.settlement_id}`, { kind: 'settlement', id: s.settlement_id, reference: s.settlement_day });
   return found;
 }

@@ -5,6 +5,7 @@ import { query, type Json } from './api';
 import { Loading, money, Pager, Table, useJson, useLocale, when, type Locale } from './components';
 import { BALANCE_STRINGS, formatDay, type BalanceStrings } from './balance-i18n';
 import { ChartCard } from './overview';
+import { Settlements } from './settlements';
 
 /** The balance transaction types (ledger/ledger.ts BALANCE_TYPES, which the page does not bundle: it imports the database's types). */
 const TYPES: BalanceType[] = ['PAYMENT', 'REFUND', 'FEE', 'DISPUTE', 'DISPUTE_REVERSAL', 'PAYOUT', 'SETTLEMENT', 'ADJUSTMENT'];
@@ -96,10 +97,12 @@ function Upcoming({ upcoming, days }: { upcoming: Json[]; days: number }) {
   </section>`;
 }
 
-/** Where a transaction came from: its payment, dispute or payout page, by the merchant's reference. */
+/** Where a transaction came from: its payment, dispute or payout page, by the merchant's reference; a settlement by its date. */
 function Source({ row }: { row: Json }) {
+  const locale = useLocale();
   const s = row.source;
   if (!s) return html`<code>${row.source_id}</code>`;
+  if (s.kind === 'settlement') return html`${BALANCE_STRINGS[locale.lang].settlementOf(formatDay(locale.lang, s.reference))}`;
   const path = s.kind === 'payment' ? 'payments' : s.kind === 'dispute' ? 'disputes' : 'payouts';
   return html`<a href=${`#/${path}/${encodeURIComponent(s.id)}`}>${s.reference}</a>`;
 }
@@ -152,5 +155,6 @@ export function BalancePage() {
       ? html`<${Figures} balances=${data.balances} />
           <${Upcoming} upcoming=${data.upcoming} days=${data.horizon_days} />`
       : html`<${Loading} error=${error} />`}
+    <${Settlements} />
     <${Transactions} />`;
 }
