@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { merchantBalances } from '../src/balance/balance';
+import { upcomingAvailability } from '../src/balance/upcoming';
 import { DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { assertBooksAgree } from './balance-fixtures';
 import { describeEachEngine } from './harness';
@@ -77,6 +78,17 @@ describeEachEngine('balance', (service) => {
     for (const gap of gaps) expect(gap).toBeLessThanOrEqual(33);
     const [brl] = await assertBooksAgree(service(), m);
     expect(brl).toMatchObject({ available: 0, pending: 260.55, reserved: 28.95 });
+    // By day: the parts due within 60 days, the others and every reserve (90 days on) later; together the
+    // pending and reserved.
+    const [upcoming] = await upcomingAvailability(service().ctx.db, m.merchant_id, 60);
+    const soon = main.filter((p) => p.available_on <= upcoming!.until);
+    expect(soon.length).toBeGreaterThanOrEqual(1);
+    expect(soon.length).toBeLessThanOrEqual(2);
+    expect(upcoming!.days.map((d) => d.day)).toEqual(soon.map((p) => p.available_on));
+    expect(upcoming!.later.pending).toBe(BigInt(Math.round(main.slice(soon.length).reduce((t, p) => t + p.net * 100, 0))));
+    const inDays = (part: 'pending' | 'reserved') => upcoming!.days.reduce((t, d) => t + d[part], 0n) + upcoming!.later[part];
+    expect([inDays('pending'), inDays('reserved'), upcoming!.held]).toEqual([26_055n, 2_895n, 0n]);
+    expect(upcoming!.days[0]!.pending).toBe(BigInt(Math.round(main[0]!.net * 100)));
     // 200 days on, every part and every reserve is available.
     await service().post('/sandbox/clock/advance', { seconds: 200 * 86_400 }, { token: m.token });
     const [later] = await assertBooksAgree(service(), m);

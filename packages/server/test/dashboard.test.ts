@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { merchantNow } from '../src/clock/merchant-clock';
 import { SESSION_COOKIE } from '../src/dashboard/sessions';
+import { maskDestination } from '../src/dashboard/settlement-routes';
+import { balanceDay } from '../src/ledger/ledger';
+import { addDays, nextBusinessDay } from '../src/rails/calendar';
+import { sweepSettlements } from '../src/settlements/sweep-settlements';
 import { customerWithCard, paymentBody, settled, settledCardPayment, waitForStatus } from './fixtures';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 
@@ -336,6 +341,145 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().get(`/disputes/${id}`, { token: merchant.token })).body.status).toBe('WON');
   });
 
+  it('shows the balance of GET /balance, the money becoming available by day, and the balance transactions with their sources; another merchant sees none of it', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    const empty = await service().get('/dashboard/api/balance', as(browser));
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body).toEqual({ horizon_days: 60, balances: [], upcoming: [] });
+
+    const token = await paidPayment(service(), merchant, 'dash-balance-1');
+    const refund = await service().post('/refund', { payment_token: token, amount: 10 }, { token: merchant.token });
+    expect(refund.status, refund.text).toBe(200);
+    await waitForStatus(service(), merchant, token, (s) => s === 'PARTIALLY_REFUNDED');
+    const dispute = await service().post(`/sandbox/payments/${token}/dispute`, { amount: 50 }, { token: merchant.token });
+    expect(dispute.status, dispute.text).toBe(200);
+
+    // The figures are those of the API, as exact decimals.
+    const api = await service().get('/balance', { token: merchant.token });
+    const dash = await service().get('/dashboard/api/balance', as(browser));
+    expect(dash.status, dash.text).toBe(200);
+    expect(dash.body.balances.map((b: any) => ({ asset: b.currency, available: Number(b.available), pending: Number(b.pending), reserved: Number(b.reserved) }))).toEqual(api.body.balances);
+    // 100.00 less 3.76 in fees waits for its day; the refund, the dispute and its fee left at once; the dispute holds 50.
+    expect(dash.body.balances).toEqual([{ currency: 'BRL', available: '-75.00', pending: '96.24', reserved: '50.00' }]);
+
+    // Upcoming: the payment's day, within the next 60 days of the merchant's BRL day; the hold has no day.
+    const payment = (await service().get('/balance/transactions?type=PAYMENT', { token: merchant.token })).body.content[0];
+    const [brl] = dash.body.upcoming;
+    expect(brl.currency).toBe('BRL');
+    expect(brl.days).toHaveLength(60);
+    expect(brl.days[0] > brl.today).toBe(true);
+    expect(brl.days[59]).toBe(brl.until);
+    const at = brl.days.indexOf(payment.available_on);
+    expect(at).toBeGreaterThan(0);
+    expect([brl.pending[at], brl.reserved[at]]).toEqual(['96.24', '0.00']);
+    expect(brl.pending.filter((p: string) => p !== '0.00')).toEqual(['96.24']);
+    expect(brl.reserved.every((r: string) => r === '0.00')).toBe(true);
+    expect(brl.later).toEqual({ pending: '0.00', reserved: '0.00' });
+    expect(brl.held).toBe('50.00');
+
+    // Transactions, newest first, each leading to its payment or dispute; the type filter.
+    const listed = await service().get('/dashboard/api/balance/transactions?size=100', as(browser));
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body).toMatchObject({ total: 5, page: 0, size: 100 });
+    const disputeSource = { kind: 'dispute', id: dispute.body.dispute_id, reference: 'dash-balance-1' };
+    const paymentSource = { kind: 'payment', id: token, reference: 'dash-balance-1' };
+    expect(listed.body.rows.map((r: any) => [r.type, r.net, r.reserved, r.source])).toEqual(
+      expect.arrayContaining([
+        ['PAYMENT', 96.24, false, paymentSource],
+        ['REFUND', -10, false, paymentSource],
+        ['DISPUTE', -50, false, disputeSource],
+        ['DISPUTE', 50, true, disputeSource],
+        ['FEE', -15, false, disputeSource],
+      ]),
+    );
+    const refunds = await service().get('/dashboard/api/balance/transactions?type=REFUND', as(browser));
+    expect(refunds.body.rows.map((r: any) => [r.type, r.source_id])).toEqual([['REFUND', String(refund.body.refund_id)]]);
+    const paged = await service().get('/dashboard/api/balance/transactions?size=2&page=2', as(browser));
+    expect(paged.body).toMatchObject({ total: 5, page: 2, size: 2 });
+    expect(paged.body.rows).toHaveLength(1);
+    expect((await service().get('/dashboard/api/balance/transactions?type=NOPE', as(browser))).status).toBe(400);
+
+    // Only with the session's cookie, and only the merchant's own.
+    expect((await service().get('/dashboard/api/balance')).status).toBe(401);
+    expect((await service().get('/dashboard/api/balance', { token: merchant.token })).status).toBe(401);
+    const other = await signIn(service(), await service().merchant());
+    expect((await service().get('/dashboard/api/balance', as(other))).body).toEqual({ horizon_days: 60, balances: [], upcoming: [] });
+    expect((await service().get('/dashboard/api/balance/transactions', as(other))).body.total).toBe(0);
+
+    // 31 days later on the merchant's clock the payment is available; the dispute, unanswered, was lost on its
+    // deadline, so nothing is held any more and nothing is upcoming.
+    await service().post('/sandbox/clock/advance', { seconds: 31 * 86_400 }, { token: merchant.token });
+    expect((await service().get(`/disputes/${dispute.body.dispute_id}`, { token: merchant.token })).body.status).toBe('LOST');
+    const later = await service().get('/dashboard/api/balance', as(browser));
+    expect(later.body.balances).toEqual([{ currency: 'BRL', available: '21.24', pending: '0.00', reserved: '0.00' }]);
+    expect(later.body.upcoming).toEqual([]);
+  });
+
+  it('lists the settlements with their destination masked, shows the settings, and pauses and resumes them through the settings verb with the CSRF token; another merchant sees none of it', async () => {
+    const merchant = await service().merchant();
+    const browser = await signIn(service(), merchant);
+    expect((await service().get('/dashboard/api/settlements', as(browser))).body).toEqual({ rows: [], total: 0, page: 0, size: 20 });
+    expect((await service().get('/dashboard/api/settlements/settings', as(browser))).body).toEqual({ paused: false, held: false, currencies: [] });
+    const set = await service().request('PUT', '/settlements/settings', { currencies: [{ asset: 'BRL', minimum: 50, destination: { pix_key: 'financeiro@loja.com.br' } }] }, { token: merchant.token });
+    expect(set.status, set.text).toBe(200);
+    const settings = await service().get('/dashboard/api/settlements/settings', as(browser));
+    expect(settings.body).toEqual({
+      paused: false,
+      held: false,
+      currencies: [{ currency: 'BRL', minimum: '50.00', destination: { kind: 'PIX_KEY', pix_key_type: 'EMAIL', masked: 'f*********@loja.com.br' } }],
+    });
+    expect(settings.text).not.toContain('financeiro');
+
+    // The pause: a change, so only with the session's CSRF token; the API reads what the dashboard set.
+    const pause = (body: unknown, headers: Record<string, string>) => service().request('PUT', '/dashboard/api/settlements/settings', body, { headers });
+    const refused = await pause({ paused: true }, { cookie: browser.cookie });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].code).toBe('08.01.0001');
+    expect((await service().get('/settlements/settings', { token: merchant.token })).body.paused).toBe(false);
+    expect((await pause({ paused: 'yes' }, as(browser).headers)).status).toBe(400);
+    const paused = await pause({ paused: true }, as(browser).headers);
+    expect(paused.status, paused.text).toBe(200);
+    expect(paused.body).toMatchObject({ paused: true, held: false, currencies: [expect.objectContaining({ currency: 'BRL' })] });
+    expect((await service().get('/settlements/settings', { token: merchant.token })).body).toMatchObject({ paused: true, currencies: [{ asset: 'BRL', minimum: 50 }] });
+
+    // Paused, a business day with money available makes no settlement; resumed, the next one does.
+    await paidPayment(service(), merchant, 'dash-settle-1');
+    const today = balanceDay(await merchantNow(service().ctx.db, merchant.merchant_id), 'BRL');
+    const day = nextBusinessDay(addDays(today, 35));
+    const clockTo = async (target: string) => {
+      const seconds = Math.ceil((Date.parse(`${target}T15:00:00Z`) - (await merchantNow(service().ctx.db, merchant.merchant_id)).getTime()) / 1000);
+      expect((await service().post('/sandbox/clock/advance', { seconds }, { token: merchant.token })).status).toBe(200);
+      await sweepSettlements(service().ctx);
+    };
+    await clockTo(day);
+    expect((await service().get('/dashboard/api/settlements', as(browser))).body.total).toBe(0);
+    expect((await service().get('/dashboard/api/balance', as(browser))).body.balances).toEqual([{ currency: 'BRL', available: '96.24', pending: '0.00', reserved: '0.00' }]);
+    expect((await pause({ paused: false }, as(browser).headers)).body.paused).toBe(false);
+    await clockTo(nextBusinessDay(addDays(day, 1)));
+    const listed = await service().get('/dashboard/api/settlements', as(browser));
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.total).toBe(1);
+    const [row] = listed.body.rows;
+    const api = (await service().get(`/settlements/${row.settlement_id}`, { token: merchant.token })).body;
+    expect(row).toMatchObject({ amount: 96.24, asset: 'BRL', settlement_date: api.settlement_date, arrival_date: api.arrival_date, failure_code: null });
+    expect(['PENDING', 'IN_TRANSIT', 'PAID']).toContain(row.status);
+    expect(row.destination).toEqual({ kind: 'PIX_KEY', pix_key_type: 'EMAIL', masked: 'f*********@loja.com.br' });
+    expect(listed.text).not.toContain('financeiro');
+    expect((await service().get('/dashboard/api/settlements?status=FAILED', as(browser))).body.total).toBe(0);
+    expect((await service().get('/dashboard/api/settlements?status=LOST', as(browser))).status).toBe(400);
+    // Its balance transaction leads to it by its date.
+    const settled = await service().get('/dashboard/api/balance/transactions?type=SETTLEMENT', as(browser));
+    expect(settled.body.rows.map((r: any) => [r.net, r.source])).toEqual([[-96.24, { kind: 'settlement', id: row.settlement_id, reference: api.settlement_date }]]);
+
+    // Another merchant's session sees none of it, and its pause is its own.
+    const other = await signIn(service(), await service().merchant());
+    expect((await service().get('/dashboard/api/settlements', as(other))).body.total).toBe(0);
+    expect((await service().get('/dashboard/api/settlements/settings', as(other))).body).toEqual({ paused: false, held: false, currencies: [] });
+    expect((await pause({ paused: true }, as(other).headers)).status).toBe(200);
+    expect((await service().get('/settlements/settings', { token: merchant.token })).body.paused).toBe(false);
+  });
+
   it('serves the page with a strict CSP, no inline script, and hashed assets', async () => {
     const page = await service().get('/dashboard', { headers: { 'accept-language': 'pt-BR,pt;q=0.9' } });
     expect(page.status).toBe(200);
@@ -351,5 +495,20 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().get('/dashboard/assets/dashboard.000000000000.js')).status).toBe(404);
     expect((await service().get('/dashboard', { headers: { 'accept-language': 'es-MX,es;q=0.9' } })).text).toContain('<html lang="es">');
     expect((await service().get('/dashboard', { headers: { 'accept-language': 'de-DE' } })).text).toContain('<html lang="en">');
+  });
+});
+
+describe('settlement destinations in the dashboard', () => {
+  it('hides most of each kind of account, enough to know it', () => {
+    const pix = (pix_key: string, pix_key_type: string) => maskDestination({ kind: 'PIX_KEY', pix_key, pix_key_type }).masked;
+    expect(pix('financeiro@loja.com.br', 'EMAIL')).toBe('f*********@loja.com.br');
+    expect(pix('52998224725', 'CPF')).toBe('***.982.247-**');
+    expect(pix('12ABC34501DE35', 'CNPJ')).toBe('**.ABC.345/****-**');
+    expect(pix('+5511987654321', 'PHONE')).toBe('+*********4321');
+    expect(pix('3ce48eec-58b6-4fd5-a8e2-b9e78b9a348f', 'EVP')).toBe('********-****-****-****-********348f');
+    const bank = maskDestination({ kind: 'BANK_ACCOUNT', type: 'CHECKING', bank_number: '341', agency_number: '1234', agency_check_digit: '5', account_number: '12345678', account_check_digit: '9' });
+    expect(bank).toEqual({ kind: 'BANK_ACCOUNT', masked: '341 / 1234-5 / *****678-9' });
+    expect(maskDestination({ kind: 'BANK_ACCOUNT', type: 'SAVINGS', bank_number: '001', agency_number: '12', agency_check_digit: null, account_number: '7', account_check_digit: 'X' }).masked).toBe('001 / 12 / *-*');
+    expect(maskDestination({ kind: 'CLABE', bank_code: '002', clabe: '002010077777777771' })).toEqual({ kind: 'CLABE', masked: '**************7771' });
   });
 });

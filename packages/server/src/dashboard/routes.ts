@@ -42,7 +42,9 @@ import { retryEvent } from '../webhooks/retry-event';
 import { rotateSecret } from '../webhooks/rotate-secret';
 import { ListEventsQuery } from '../webhooks/schemas';
 import { DASHBOARD_CSP, loadDashboardAssets, renderShell } from './assets';
+import { registerDashboardBalance } from './balance-routes';
 import { registerDashboardDisputes } from './dispute-routes';
+import { registerDashboardSettlements } from './settlement-routes';
 import { listCheckouts, listPayments, listPayouts, overview } from './queries';
 import { closeSession, csrfMatches, openSession, resumeSession, SESSION_COOKIE, type DashboardSession } from './sessions';
 
@@ -239,6 +241,11 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
     scope.get(`${API}/events/:id`, EventParams, async (request) => getEvent(ctx.db, principalOf(request).merchantId, request.params.id));
     scope.post(`${API}/events/:id/retry`, EventParams, async (request) => retryEvent(ctx, principalOf(request).merchantId, request.params.id));
     scope.post(`${API}/webhook-secret/rotate`, async (request) => rotateSecret(ctx, principalOf(request).merchantId));
+
+    // Balance: the figures, money becoming available by day, the balance transactions (balance-routes.ts);
+    // settlements and their pause (settlement-routes.ts).
+    registerDashboardBalance(scope, ctx, API);
+    registerDashboardSettlements(scope, ctx, API);
 
     // Disputes: the list, one dispute, its evidence, submit and accept (dispute-routes.ts).
     await registerDashboardDisputes(scope, ctx, API);

@@ -2,6 +2,7 @@ import { html, render } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, setCsrfToken, whenSignedOut } from './api';
 import { Callbacks } from './callbacks';
+import { BalancePage } from './balance';
 import { LocaleContext, useLocale } from './components';
 import { initialLanguage, LANGUAGES, saveLanguage, type Language } from './i18n';
 import { DisputeList, DisputePage } from './disputes';
@@ -72,6 +73,8 @@ function SignIn({ onSignedIn, expired }: { onSignedIn: (session: Session) => voi
 function View({ route, sandbox }: { route: ReturnType<typeof currentRoute>; sandbox: boolean }) {
   const [section, id] = route.path;
   switch (section) {
+    case 'balance':
+      return html`<${BalancePage} />`;
     case 'payments':
       return id ? html`<${PaymentPage} token=${id} />` : html`<${PaymentList} params=${route.params} />`;
     case 'disputes':
@@ -145,6 +148,7 @@ function App() {
     const section = route.path[0] ?? 'overview';
     const links: [string, string][] = [
       ['overview', t.overview],
+      ['balance', t.balance],
       ['payments', t.payments],
       ['disputes', t.disputes],
       ['checkouts', t.checkouts],

@@ -23,10 +23,29 @@ const PALETTE = ['#1f6feb', '#2da44e', '#bf8700', '#cf222e', '#8250df', '#0a7b83
 
 /**
  * One chart on a canvas, with a text alternative: the canvas has a label, and the same figures are
- * one click away as a table for screen readers and for copying. Amounts arrive as exact decimal
- * strings; the chart plots them as numbers, which is only drawing.
+ * one click away as a table for screen readers and for copying (or, given `table`, that table shown
+ * under the chart). Amounts arrive as exact decimal strings; the chart plots them as numbers, which is
+ * only drawing.
  */
-function ChartCard({ id, title, labels, series, kind, percent }: { id: string; title: string; labels: string[]; series: { label: string; values: (string | number | null)[] }[]; kind: 'bar' | 'line'; percent?: boolean }) {
+export function ChartCard({
+  id,
+  title,
+  labels,
+  series,
+  kind,
+  percent,
+  empty: emptyText,
+  table,
+}: {
+  id: string;
+  title: string;
+  labels: string[];
+  series: { label: string; values: (string | number | null)[] }[];
+  kind: 'bar' | 'line';
+  percent?: boolean;
+  empty?: string;
+  table?: unknown;
+}) {
   const { t } = useLocale();
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
@@ -60,9 +79,9 @@ function ChartCard({ id, title, labels, series, kind, percent }: { id: string; t
   const empty = series.every((s) => s.values.every((v) => v === null || Number(v) === 0));
   return html`<section class="card chart-card" aria-labelledby=${`${id}-title`}>
     <h2 id=${`${id}-title`}>${title}</h2>
-    ${empty ? html`<p class="muted">${t.noData}</p>` : null}
+    ${empty ? html`<p class="muted">${emptyText ?? t.noData}</p>` : null}
     <div class="chart-box"><canvas id=${id} ref=${canvas} role="img" aria-label=${title}></canvas></div>
-    <details>
+    ${table ?? html`<details>
       <summary>${t.showData}</summary>
       <div class="table-wrap">
         <table>
@@ -70,7 +89,7 @@ function ChartCard({ id, title, labels, series, kind, percent }: { id: string; t
           <tbody>${labels.map((label, i) => html`<tr><th scope="row">${label}</th>${series.map((s) => html`<td class="num">${cell(s.values[i], percent)}</td>`)}</tr>`)}</tbody>
         </table>
       </div>
-    </details>
+    </details>`}
   </section>`;
 }
 
