@@ -26,6 +26,7 @@ import * as paymentOperations from './0029-payment-operations';
 import * as checkoutTold from './0030-checkout-told';
 import * as disputes from './0031-disputes';
 import * as balance from './0032-balance';
+import * as reconciliation from './0034-reconciliation';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0030-checkout-told': checkoutTold,
   '0031-disputes': disputes,
   '0032-balance': balance,
+  '0034-reconciliation': reconciliation,
 };
