@@ -1,21 +1,24 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../db/database';
+import { inPostgresTransaction, type Db } from '../db/database';
+import type pg from 'pg';
 import { csvRecords, type CsvLimits } from './csv-records';
-import { insertLines, type MismatchLine } from './line-records';
-import { createSeenTable, matchBatch } from './match-batch';
-import type { ReconciledProcessor } from './matching-rules';
+import { insertLines } from './line-records';
+import { matchStaged } from './match-staged';
+import { RECONCILED_PROCESSORS, type ReconciledProcessor } from './matching-rules';
 import { missingAtProcessor, resolveSettledLate } from './missing-at-processor';
 import { emptyCounts, insertRun, loadRunByDigest, type RunCounts, type RunView } from './run-record';
+import { copySink, createStagingTable, insertSink, stageBatch, type StagingSink } from './stage-lines';
 import { readSettlementLine, ReportFormatError, RECORD_TYPES, settlementLayout, type ColumnLayout, type SettlementLine } from './settlement-details-format';
 
 /**
  * Imports a processor's Settlement details report (settlement-details-format.ts) as one reconciliation
- * run, streamed: the file is read as it arrives, its lines matched in batches (match-batch.ts) while
- * the next ones are read, and only the lines that did not match are kept. Everything happens in one
- * transaction, so a file refused at its last line (or a failure anywhere) stores nothing, and the run's
- * row is written last, once the file's SHA-256 is known: the same file imported again is found there,
- * the transaction rolls back, and the first run is the answer.
+ * run, streamed: the file is read as it arrives and its lines staged in batches (stage-lines.ts) while
+ * the next ones are read; then all are matched at once (match-staged.ts), Colibri's operations the report
+ * should have listed are looked for (missing-at-processor.ts), and only the lines that did not match are
+ * kept. Everything happens in one transaction, so a file refused at its last line (or a failure
+ * anywhere) stores nothing, and the run's row is written last, once the file's SHA-256 is known: the
+ * same file imported again is found there, the transaction rolls back, and the first run is the answer.
  */
 
 /** Bounds of a report: a line of 64 KB, a file of 2 GB (a million lines take about 200 MB). */
@@ -54,9 +57,15 @@ export async function importSettlementReport(
   }
   const runId = randomUUID();
   try {
-    const run = await db.transaction().execute(async (trx) => {
-      await createSeenTable(trx);
-      const importer = new Importer(trx, runId, input.processor);
+    const work = async (trx: Db, client: pg.PoolClient | undefined) => {
+      // Statements over a whole report's lines are planned for their size, not generically (db/database.ts);
+      // their hash joins may hold the report's lines and the records they name in memory (one import at a
+      // time is the operator's way); compiling them to machine code would cost more than it saves.
+      await sql`set local plan_cache_mode = auto`.execute(trx);
+      await sql`set local work_mem = '128MB'`.execute(trx);
+      await sql`set local jit = off`.execute(trx);
+      await createStagingTable(trx);
+      const importer = new Importer(trx, input.processor, client ? copySink(client) : insertSink(trx));
       try {
         let layout: ColumnLayout | undefined;
         for await (const records of csvRecords(hashed(), REPORT_LIMITS)) {
@@ -68,33 +77,43 @@ export async function importSettlementReport(
         }
         if (layout === undefined) throw new ReportFormatError('HEADER', 1, undefined, undefined, 'the file is empty: a report has a header line');
         await importer.flush(true);
-      } finally {
-        await importer.settle();
+      } catch (error) {
+        await importer.abort(error as Error);
+        throw error;
       }
       const counts = importer.counts;
-      const scope = { from: importer.from, to: importer.to, merchantIds: await importer.merchants() };
-      const missing = scope.from && scope.to ? await missingAtProcessor(trx, runId, input.processor, { ...scope, from: scope.from, to: scope.to }) : [];
+      // A temporary table has no statistics until analysed: without them the planner would look each
+      // staged line up in turn, instead of hashing them once.
+      await sql`analyze reconciliation_staged`.execute(trx);
+      const verdicts = await matchStaged(trx, runId, input.processor, importer.staged);
+      counts.matched = verdicts.matched;
+      counts.mismatched = verdicts.mismatched;
+      counts.missingInColibri = verdicts.missingInColibri;
+      const merchantIds = [...new Set([...verdicts.merchantIds, ...(await importer.namedMerchants())])];
+      const missing =
+        importer.from && importer.to ? await missingAtProcessor(trx, runId, input.processor, { from: importer.from, to: importer.to, merchantIds }) : [];
       counts.missingAtProcessor = missing.length;
       await insertLines(trx, missing);
       await resolveSettledLate(trx, runId, input.processor);
       const sha256 = hash.digest('hex');
-      const inserted = await insertRun(trx, { id: runId, processor: input.processor, sha256, counts, from: scope.from, to: scope.to, importedBy: input.importedBy });
+      const inserted = await insertRun(trx, { id: runId, processor: input.processor, sha256, counts, from: importer.from, to: importer.to, importedBy: input.importedBy });
       if (!inserted) throw new RepeatedImport(sha256);
       return { counts, sha256 };
-    });
+    };
+    const run = await (inPostgresTransaction(db, work) ?? db.transaction().execute((trx) => work(trx, undefined)));
     const view = await loadRunByDigest(db, input.processor, run.sha256);
     if (!view) throw new Error(`run ${runId} was not stored`);
     return { run: view, repeated: false };
   } catch (error) {
     if (!(error instanceof RepeatedImport)) throw error;
     const first = await loadRunByDigest(db, input.processor, error.sha256);
-    if (!first) throw new Error(`no run of ${input.processor} has the digest ${error.sha256}`);
+    if (!first) throw new Error(`no run of ${input.processor} has the digest ${error.sha256}`, { cause: error });
     return { run: first, repeated: true };
   }
 }
 
 /**
- * A run being read: lines wait in a batch until it is full, then are matched while the next batch is
+ * A run being read: lines wait in a batch until it is full, then are staged while the next batch is
  * read (one statement at a time, the transaction's connection being one). A failed batch is reported
  * at the next flush and stops the import.
  */
@@ -102,16 +121,18 @@ class Importer {
   readonly counts: RunCounts = emptyCounts();
   from: Date | null = null;
   to: Date | null = null;
+  /** Lines staged for matching. */
+  staged = 0;
   private batch: SettlementLine[] = [];
   private inFlight: Promise<void> = Promise.resolve();
   private failure: unknown;
-  /** Merchant accounts that are Colibri merchant ids (the simulator's reports name the merchant so). */
-  private readonly namedMerchants = new Set<string>();
+  /** Merchant accounts that look like Colibri merchant ids (the simulator's reports name the merchant so). */
+  private readonly accounts = new Set<string>();
 
   constructor(
     private readonly db: Db,
-    private readonly runId: string,
     private readonly processor: ReconciledProcessor,
+    private readonly sink: StagingSink,
   ) {}
 
   add(line: SettlementLine): void {
@@ -123,46 +144,44 @@ class Importer {
       if (this.from === null || day < this.from.getTime()) this.from = new Date(day);
       if (this.to === null || day + 86_400_000 > this.to.getTime()) this.to = new Date(day + 86_400_000);
     }
-    if (UUID.test(line.merchantAccount)) this.namedMerchants.add(line.merchantAccount);
+    if (this.accounts.size < 1_000 && UUID.test(line.merchantAccount)) this.accounts.add(line.merchantAccount);
     this.batch.push(line);
   }
 
-  /** Sends the batch when full (or, at the end, whatever is left), after the one in flight has finished. */
+  /** Sends the batch when full (or, at the end, whatever is left, and ends the staging), after the one in flight has finished. */
   async flush(last: boolean): Promise<void> {
-    if (this.batch.length < (last ? 1 : BATCH_LINES)) return;
+    if (this.batch.length >= (last ? 1 : BATCH_LINES)) {
+      await this.inFlight;
+      if (this.failure !== undefined) throw this.failure;
+      const lines = this.batch;
+      this.batch = [];
+      this.inFlight = this.stage(lines).catch((error: unknown) => {
+        this.failure = error;
+      });
+    }
+    if (!last) return;
     await this.inFlight;
     if (this.failure !== undefined) throw this.failure;
-    const lines = this.batch;
-    this.batch = [];
-    this.inFlight = this.match(lines).catch((error: unknown) => {
-      this.failure = error;
-    });
-    if (last) await this.settle(true);
+    await this.sink.end();
   }
 
-  /** Waits for the batch in flight; with `rethrow`, reports its failure. Always awaited before the transaction ends. */
-  async settle(rethrow = false): Promise<void> {
+  /** Stops after a failure: waits for the batch in flight, and drops what was staged. */
+  async abort(reason: Error): Promise<void> {
     await this.inFlight;
-    if (rethrow && this.failure !== undefined) throw this.failure;
+    await this.sink.abort(reason);
   }
 
-  /** The merchants the report speaks for: those whose records its lines named, and those it names as merchant accounts. */
-  async merchants(): Promise<string[]> {
-    const { rows } = await sql<{ merchant_id: string }>`select distinct merchant_id::text as merchant_id from reconciliation_seen`.execute(this.db);
-    const ids = new Set(rows.map((r) => r.merchant_id));
-    if (this.namedMerchants.size > 0) {
-      const named = await this.db.selectFrom('merchants').select('id').where('id', 'in', [...this.namedMerchants]).execute();
-      for (const m of named) ids.add(m.id);
-    }
-    return [...ids];
+  /** The merchants the report names as merchant accounts (the simulator's reports). */
+  async namedMerchants(): Promise<string[]> {
+    if (this.accounts.size === 0) return [];
+    const named = await this.db.selectFrom('merchants').select('id').where('id', 'in', [...this.accounts]).execute();
+    return named.map((m) => m.id);
   }
 
-  private async match(lines: SettlementLine[]): Promise<void> {
-    const { mismatches, counts } = await matchBatch(this.db, this.runId, this.processor, lines);
-    this.counts.matched += counts.matched;
-    this.counts.mismatched += counts.mismatched;
-    this.counts.missingInColibri += counts.missingInColibri;
-    this.counts.informational += counts.informational;
-    await insertLines(this.db, mismatches satisfies MismatchLine[]);
+  private async stage(lines: SettlementLine[]): Promise<void> {
+    const result = stageBatch(RECONCILED_PROCESSORS[this.processor].fees, lines);
+    this.staged += result.staged.length;
+    this.counts.informational += result.informational;
+    await this.sink.write(result.staged);
   }
 }

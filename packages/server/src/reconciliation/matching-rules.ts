@@ -106,16 +106,19 @@ export interface Verdict {
  * gross less the fees. Answers what is wrong, or undefined.
  */
 export function feeProblem(line: SettlementLine, schedule: FeeSchedule | null): { detail: string; expectedFeeMinor: bigint | null } | undefined {
-  const type = line.type as SettlingType;
-  const expected = schedule === null ? null : totalFee(feesOf(schedule, type, absolute(line.grossMinor)));
-  const money = (minor: bigint) => formatAmount(minor, exponentOf(line.netCurrency || line.grossCurrency));
+  const expected = schedule === null ? null : totalFee(feesOf(schedule, line.type as SettlingType, absolute(line.grossMinor)));
   if (expected !== null && line.feeMinor !== expected) {
-    return { detail: `the processor's fees are ${money(line.feeMinor)}, its price gives ${money(expected)}`, expectedFeeMinor: expected };
+    return { detail: `the processor's fees are ${netMoney(line, line.feeMinor)}, its price gives ${netMoney(line, expected)}`, expectedFeeMinor: expected };
   }
   if (line.netCurrency === line.grossCurrency && line.netMinor !== line.grossMinor - line.feeMinor) {
-    return { detail: `the net ${money(absolute(line.netMinor))} is not the gross ${money(absolute(line.grossMinor))} with the fees ${money(line.feeMinor)} taken`, expectedFeeMinor: expected };
+    const detail = `the net ${netMoney(line, absolute(line.netMinor))} is not the gross ${netMoney(line, absolute(line.grossMinor))} with the fees ${netMoney(line, line.feeMinor)} taken`;
+    return { detail, expectedFeeMinor: expected };
   }
   return undefined;
+}
+
+function netMoney(line: SettlementLine, minor: bigint): string {
+  return formatAmount(minor, exponentOf(line.netCurrency || line.grossCurrency));
 }
 
 /**

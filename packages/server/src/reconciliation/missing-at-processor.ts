@@ -48,23 +48,33 @@ export async function missingAtProcessor(db: Db, runId: string, processor: Recon
   const books = PROCESSOR_BOOKS[processor];
   if (!books || scope.merchantIds.length === 0) return [];
   const merchants = sql`(select value::uuid from jsonb_array_elements_text(${JSON.stringify(scope.merchantIds)}::jsonb))`;
+  // Operations of the period that no line names first (a hash anti-join with the staged lines), and of
+  // those, the processor's: its books are read for the few left, not for every operation of the period.
   const { rows } = await sql<{ kind: 'payment' | 'refund'; merchant_id: string; resource_id: string; amount: bigint; currency: string; at: Date; psp: string | null; reference: string }>`
-    select 'payment' as kind, p.merchant_id, p.payment_token::text as resource_id, p.captured_minor + p.customer_fees_minor as amount, p.currency,
-      p.paid_at as at, p.processor_id as psp, p.payment_token::text || ':authorize' as reference
-    from payments as p
-    where p.merchant_id in ${merchants}
-      and p.created_at >= ${scope.from}::timestamptz - make_interval(days => ${CREATED_BEFORE_DAYS}) and p.created_at < ${scope.to}
-      and p.paid_at >= ${scope.from} and p.paid_at < ${scope.to} and p.captured_minor > 0
-      and ${books(sql<string>`p.payment_token::text || ':authorize'`, sql<string>`p.merchant_id`)}
-      and not exists (select 1 from reconciliation_seen as s where s.kind = 'payment' and s.key = p.payment_token::text)
+    with payments_unlisted as materialized (
+      select p.merchant_id, p.payment_token, p.captured_minor + p.customer_fees_minor as amount, p.currency, p.paid_at, p.processor_id
+      from payments as p
+      where p.merchant_id in ${merchants}
+        and p.created_at >= ${scope.from}::timestamptz - make_interval(days => ${CREATED_BEFORE_DAYS}) and p.created_at < ${scope.to}
+        and p.paid_at >= ${scope.from} and p.paid_at < ${scope.to} and p.captured_minor > 0
+        and not exists (select 1 from reconciliation_staged as s where s.k = 'payment' and s.t = p.payment_token)
+    ),
+    refunds_unlisted as materialized (
+      select r.merchant_id, r.refund_id, r.payment_token, r.amount_minor, r.currency, r.completed_at
+      from refunds as r
+      where r.merchant_id in ${merchants}
+        and r.created_at >= ${scope.from}::timestamptz - make_interval(days => ${REQUESTED_BEFORE_DAYS}) and r.created_at < ${scope.to}
+        and r.status = 'COMPLETED' and r.completed_at >= ${scope.from} and r.completed_at < ${scope.to}
+        and not exists (select 1 from reconciliation_staged as s where s.k = 'refund' and s.r = r.refund_id)
+    )
+    select 'payment' as kind, u.merchant_id, u.payment_token::text as resource_id, u.amount, u.currency, u.paid_at as at, u.processor_id as psp,
+      u.payment_token::text || ':authorize' as reference
+    from payments_unlisted as u
+    where ${books(sql<string>`u.payment_token::text || ':authorize'`, sql<string>`u.merchant_id`)}
     union all
-    select 'refund', r.merchant_id, r.refund_id::text, r.amount_minor, r.currency, r.completed_at, null, r.payment_token::text || ':refund:' || r.refund_id::text
-    from refunds as r
-    where r.merchant_id in ${merchants}
-      and r.created_at >= ${scope.from}::timestamptz - make_interval(days => ${REQUESTED_BEFORE_DAYS}) and r.created_at < ${scope.to}
-      and r.status = 'COMPLETED' and r.completed_at >= ${scope.from} and r.completed_at < ${scope.to}
-      and ${books(sql<string>`r.payment_token::text || ':refund:' || r.refund_id::text`, sql<string>`r.merchant_id`)}
-      and not exists (select 1 from reconciliation_seen as s where s.kind = 'refund' and s.key = r.refund_id::text)
+    select 'refund', u.merchant_id, u.refund_id::text, u.amount_minor, u.currency, u.completed_at, null, u.payment_token::text || ':refund:' || u.refund_id::text
+    from refunds_unlisted as u
+    where ${books(sql<string>`u.payment_token::text || ':refund:' || u.refund_id::text`, sql<string>`u.merchant_id`)}
     order by at, resource_id`.execute(db);
   if (rows.length === 0) return [];
 
@@ -104,14 +114,19 @@ export async function missingAtProcessor(db: Db, runId: string, processor: Recon
 
 /**
  * Resolves the open MISSING_AT_PROCESSOR lines of earlier runs of the processor whose operations this
- * run found settled: the processor settled them late. Answers how many.
+ * run's report lists after all: the processor settled them late. Answers how many.
  */
 export async function resolveSettledLate(db: Db, runId: string, processor: ReconciledProcessor): Promise<number> {
+  const open = await sql<{ n: string | number | bigint }>`
+    select count(*) as n from reconciliation_lines as l join reconciliation_runs as r on r.id = l.run_id
+    where l.reason = 'MISSING_AT_PROCESSOR' and l.status = 'OPEN' and r.processor = ${processor}`.execute(db);
+  if (Number(open.rows[0]?.n ?? 0) === 0) return 0;
   const result = await sql`
     update reconciliation_lines as l
     set status = 'RESOLVED', resolved_at = now(), resolved_by = 'colibri', resolution_note = 'settled late: listed by reconciliation run ' || ${runId}::text
     from reconciliation_runs as r
     where l.reason = 'MISSING_AT_PROCESSOR' and l.status = 'OPEN' and r.id = l.run_id and r.processor = ${processor}
-      and exists (select 1 from reconciliation_seen as s where s.kind = l.resource_type and s.key = l.resource_id and s.merchant_id = l.merchant_id)`.execute(db);
+      and ((l.resource_type = 'payment' and l.resource_id in (select s.t::text from reconciliation_staged as s where s.k = 'payment'))
+        or (l.resource_type = 'refund' and l.resource_id in (select s.r::text from reconciliation_staged as s where s.k = 'refund')))`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
