@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { jsonParameter } from '../lib/json';
-import { stateTable } from '../lib/state-machine';
 import type { LineReason } from './matching-rules';
 
 /**
@@ -33,14 +32,6 @@ export interface MismatchLine {
   readonly occurredAt: Date | null;
   readonly expectedOn: string | null;
 }
-
-/** A line's status: open until an operator resolves it (or a later run finds the operation it missed). */
-export const LINE_STATES = stateTable({
-  resource: 'reconciliation line',
-  moves: { OPEN: ['RESOLVED'], RESOLVED: [] },
-  timestamps: { RESOLVED: 'resolved_at' },
-});
-export type LineStatus = keyof typeof LINE_STATES.moves;
 
 const COLUMNS = `run_id uuid, line_number integer, reason text, record_type text, psp_reference text, merchant_reference text,
   modification_reference text, modification_merchant_reference text, resource_type text, resource_id text, currency text,

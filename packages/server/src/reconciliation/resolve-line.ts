@@ -8,7 +8,7 @@ import { isCurrency } from '../lib/currencies';
 import { parseAmount } from '../lib/money';
 import { assertMove } from '../lib/state-machine';
 import { exponentOf } from '../lib/currencies';
-import { LINE_STATES } from './line-records';
+import { LINE_STATES } from './states';
 import { loadLine, type LineView } from './run-record';
 
 /**

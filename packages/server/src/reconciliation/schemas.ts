@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { PageSchema } from '../http/page';
 import { StatusEnum, StringEnum } from '../http/schema-kit';
-import { LINE_STATES } from './line-records';
+import { LINE_STATES } from './states';
 import { LINE_REASONS, RECONCILED_PROCESSOR_NAMES } from './matching-rules';
 
 /** Route schemas of reconciliation (docs/reconciliation.md). */
