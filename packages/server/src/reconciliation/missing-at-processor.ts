@@ -26,11 +26,14 @@ export interface ReportScope {
   readonly merchantIds: readonly string[];
 }
 
-/** An operation of the processor's, by its reference, as its books hold it. */
-const PROCESSOR_BOOKS: Readonly<Record<ReconciledProcessor, ((reference: RawBuilder<string>, merchantId: RawBuilder<string>) => RawBuilder<boolean>) | null>> = {
+/**
+ * An operation of the processor's, by its reference, as its books hold it: a lateral subquery with a
+ * limit, so that each of the few operations left is looked up by key, never the books hashed whole.
+ */
+const PROCESSOR_BOOKS: Readonly<Record<ReconciledProcessor, ((reference: RawBuilder<string>, merchantId: RawBuilder<string>) => RawBuilder<unknown>) | null>> = {
   adyen: (reference, merchantId) =>
-    sql<boolean>`exists (select 1 from connector_operations as b where b.connector = 'adyen' and b.reference = ${reference} and b.merchant_id = ${merchantId})`,
-  sandbox: (reference, merchantId) => sql<boolean>`exists (select 1 from sandbox_operations as b where b.reference = ${reference} and b.merchant_id = ${merchantId})`,
+    sql`lateral (select 1 from connector_operations as b where b.connector = 'adyen' and b.reference = ${reference} and b.merchant_id = ${merchantId} limit 1) as books`,
+  sandbox: (reference, merchantId) => sql`lateral (select 1 from sandbox_operations as b where b.reference = ${reference} and b.merchant_id = ${merchantId} limit 1) as books`,
   // PIX is reconciled from the PSP's list of received PIX (pix-reconciliation.ts), not here.
   pix: null,
 };
@@ -70,11 +73,11 @@ export async function missingAtProcessor(db: Db, runId: string, processor: Recon
     select 'payment' as kind, u.merchant_id, u.payment_token::text as resource_id, u.amount, u.currency, u.paid_at as at, u.processor_id as psp,
       u.payment_token::text || ':authorize' as reference
     from payments_unlisted as u
-    where ${books(sql<string>`u.payment_token::text || ':authorize'`, sql<string>`u.merchant_id`)}
+    cross join ${books(sql<string>`u.payment_token::text || ':authorize'`, sql<string>`u.merchant_id`)}
     union all
     select 'refund', u.merchant_id, u.refund_id::text, u.amount_minor, u.currency, u.completed_at, null, u.payment_token::text || ':refund:' || u.refund_id::text
     from refunds_unlisted as u
-    where ${books(sql<string>`u.payment_token::text || ':refund:' || u.refund_id::text`, sql<string>`u.merchant_id`)}
+    cross join ${books(sql<string>`u.payment_token::text || ':refund:' || u.refund_id::text`, sql<string>`u.merchant_id`)}
     order by at, resource_id`.execute(db);
   if (rows.length === 0) return [];
 
