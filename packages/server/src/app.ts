@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { registerAccessRoutes } from './admin/access-routes';
 import { registerAdminRoutes, registerFeePlanRoute } from './admin/routes';
 import { registerStuckOperations } from './admin/stuck-operations';
+import { registerReconciliationRoutes } from './reconciliation/routes';
 import { LoginLimits } from './auth/login-limits';
 import { registerAuthRoutes } from './auth/routes';
 import type { App, AppContext } from './context';
@@ -141,6 +142,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
   registerStuckOperations(app, ctx, registry);
+  await registerReconciliationRoutes(app, ctx, registry);
   registerAccessRoutes(app, ctx);
   registerVaultRoutes(app, ctx);
   // sendPayment claims 3DS data through 3DS's claims: payments declares them, 3DS implements them.

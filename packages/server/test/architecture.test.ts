@@ -27,8 +27,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['payments'],
   // 3c. the domains that call down into payments (or sit beside them): refunds, 3DS, checkout, subscriptions, payouts, disputes, balances and settlements;
   ['refunds', 'three-ds', 'checkout', 'subscriptions', 'payouts', 'disputes', 'balance', 'settlements'],
-  // 3d. what reads or drives the domains: transaction details, reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, sandbox, system.
-  ['payment-details', 'reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'sandbox', 'system'],
+  // 3d. what reads or drives the domains: transaction details, reports, callbacks, the dashboard, the checkout page, merchants and their setup, admin, reconciliation with the processors, sandbox, system.
+  ['payment-details', 'reports', 'webhooks', 'dashboard', 'checkout-page', 'merchants', 'admin', 'reconciliation', 'sandbox', 'system'],
   // 4. Composition roots: the processes and what they assemble (HTTP app, background work and its job registry, command line).
   ['app', 'main', 'worker', 'cli', 'server-commands', 'runtime', 'lifecycle', 'background', 'job-registry'],
 ];

@@ -14,6 +14,7 @@ import { describeEachEngine } from './harness';
  *   `local`: kept on one node (the coordinator) and never pointed at by a tenant table.
  */
 const TENANT = [
+  'balance_adjustments',
   'balance_transactions',
   'card_encryption_keys',
   'cards',
@@ -38,6 +39,7 @@ const TENANT = [
   'persons',
   'refund_status_history',
   'refunds',
+  'reconciliation_lines',
   'reports',
   'sandbox_faults',
   'sandbox_operations',
@@ -71,6 +73,14 @@ const SHARED: Record<string, { placement: 'reference' | 'local'; reason: string 
     reason: "keyed by its scope, which is a merchant's or an admin or public route's; each statement on it is one key's and stands alone (distributable by scope)",
   },
   rate_limits: { placement: 'local', reason: 'counters by client address and by route, across merchants' },
+  reconciliation_runs: {
+    placement: 'reference',
+    reason: "an operator's import of a processor's report, across merchants: one small row per file, pointed at by the merchants' reconciliation lines and adjustments",
+  },
+  reconciliation_unattributed_lines: {
+    placement: 'local',
+    reason: "lines of a processor's report that name nothing of Colibri's, so no merchant: the operator's to resolve",
+  },
   connector_notifications: { placement: 'local', reason: "a provider's notification ids, seen before the merchant is known: deduplication by the provider's key" },
   kysely_migration: { placement: 'local', reason: 'the migrations applied' },
   kysely_migration_lock: { placement: 'local', reason: "the migrator's lock, taken by one process at a time" },

@@ -180,6 +180,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reconciliation/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a processor's report and reconcile it
+         * @description processor=adyen (or sandbox): the Settlement details report as text/csv. processor=pix with from and to: the PSP's received PIX of those days, fetched (no body). Answers the run (201); the same file again answers its first run (200) and changes nothing. A malformed file is refused whole, naming the line and column. X-Operator, when given, is kept as who imported it.
+         */
+        post: operations["importReconciliationReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconciliation runs
+         * @description Newest first, as a page object.
+         */
+        get: operations["listReconciliationRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reconciliation run and its lines that did not match
+         * @description The run's counts, and its lines that did not match, each with its reason, as a page object (`unmatched`; filters reason and status).
+         */
+        get: operations["getReconciliationRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/runs/{run_id}/lines/{line_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a line that did not match
+         * @description Marks the line RESOLVED, with the operator (X-Operator, required) and, when money must move, an adjustment of the merchant's balance: a journal of kind adjustment and an ADJUSTMENT balance transaction, with its reason. Nothing else is edited. A resolved line answers 409.
+         */
+        post: operations["resolveReconciliationLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/merchants/{merchantId}/disable": {
         parameters: {
             query?: never;
@@ -1468,6 +1548,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/settlement-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The simulator's settlement report of a day
+         * @description Every operation the simulated acquirer settled for the caller's merchant on `date` (UTC, on the merchant clock), in Adyen's Settlement details format: sales and captures as Settled lines, refunds as Refunded, with the simulator's fees. Import it with POST /admin/reconciliation/imports?processor=sandbox (docs/reconciliation.md).
+         */
+        get: operations["getSandboxSettlementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1526,6 +1626,147 @@ export interface components {
             /** @description for payouts */
             payout_contract_id: string;
             mode: "sandbox" | "live";
+        };
+        /** ReconciliationRun */
+        ReconciliationRun: {
+            /** Format: uuid */
+            run_id: string;
+            /** @enum {string} */
+            processor: "adyen" | "sandbox" | "pix";
+            /** @description the report's lines (its header left out) */
+            lines: number;
+            matched: number;
+            /** @description lines whose amount or fees differ from what Colibri expected */
+            mismatched: number;
+            /** @description lines that settle something Colibri has not settled */
+            missing_in_colibri: number;
+            /** @description Colibri's operations of the period the report does not list, past their expected date */
+            missing_at_processor: number;
+            /** @description lines that settle no operation of Colibri's (fees of the month, the batch's payout) */
+            informational: number;
+            period_from: string | null;
+            period_to: string | null;
+            imported_by: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC) */
+            created_at: string;
+        };
+        /** ReconciliationRunPage */
+        ReconciliationRunPage: {
+            content: components["schemas"]["ReconciliationRun"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
+        };
+        /** ReconciliationLine */
+        ReconciliationLine: {
+            /** Format: uuid */
+            line_id: string;
+            /** @description the merchant whose records the line names; null when it names none */
+            merchant_id: string | null;
+            /** @description the line of the file (1 is the header); null for an operation missing at the processor */
+            line_number: number | null;
+            /** @enum {string} */
+            reason: "AMOUNT_MISMATCH" | "FEE_MISMATCH" | "MISSING_IN_COLIBRI" | "MISSING_AT_PROCESSOR";
+            /** @enum {string} */
+            status: "OPEN" | "RESOLVED";
+            /** @description the report's Type: Settled, Refunded, Chargeback, … */
+            record_type: string | null;
+            psp_reference: string | null;
+            merchant_reference: string | null;
+            modification_reference: string | null;
+            modification_merchant_reference: string | null;
+            resource_type: ("payment" | "refund" | "dispute") | null;
+            /** @description Colibri's record: a payment token, refund id or dispute id */
+            resource_id: string | null;
+            asset: string | null;
+            reported_amount: number | null;
+            expected_amount: number | null;
+            reported_fee: number | null;
+            expected_fee: number | null;
+            reported_net: number | null;
+            detail: string;
+            occurred_at: string | null;
+            /** @description when the processor should have settled it (MISSING_AT_PROCESSOR) */
+            expected_on: string | null;
+            resolved_at: string | null;
+            resolved_by: string | null;
+            resolution_note: string | null;
+            adjustment_id: string | null;
+        };
+        /** ReconciliationLinePage */
+        ReconciliationLinePage: {
+            content: components["schemas"]["ReconciliationLine"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
+        };
+        /** ReconciliationRunDetails */
+        ReconciliationRunDetails: {
+            /** Format: uuid */
+            run_id: string;
+            /** @enum {string} */
+            processor: "adyen" | "sandbox" | "pix";
+            /** @description the report's lines (its header left out) */
+            lines: number;
+            matched: number;
+            /** @description lines whose amount or fees differ from what Colibri expected */
+            mismatched: number;
+            /** @description lines that settle something Colibri has not settled */
+            missing_in_colibri: number;
+            /** @description Colibri's operations of the period the report does not list, past their expected date */
+            missing_at_processor: number;
+            /** @description lines that settle no operation of Colibri's (fees of the month, the batch's payout) */
+            informational: number;
+            period_from: string | null;
+            period_to: string | null;
+            imported_by: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss (UTC) */
+            created_at: string;
+            unmatched: components["schemas"]["ReconciliationLinePage"];
         };
         /** CreatePersonRequest */
         CreatePersonRequest: {
@@ -3165,6 +3406,285 @@ export interface operations {
             };
             /** @description Missing, invalid or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    importReconciliationReport: {
+        parameters: {
+            query: {
+                /** @description adyen: an Adyen Settlement details report; sandbox: the simulator's report in that format; pix: the PSP's list of received PIX (no body) */
+                processor: "adyen" | "sandbox" | "pix";
+                /** @description pix only: YYYY-MM-DD, the first day */
+                from?: string;
+                /** @description pix only: YYYY-MM-DD, the last day */
+                to?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The processor's report (processor=adyen or sandbox): CSV text, read as it arrives. PIX takes no body. */
+        requestBody?: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationRun"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationRun"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (of the body, or of an uploaded file) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The processor failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listReconciliationRuns: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationRunPage"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getReconciliationRun: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+                reason?: "AMOUNT_MISMATCH" | "FEE_MISMATCH" | "MISSING_IN_COLIBRI" | "MISSING_AT_PROCESSOR";
+                status?: "OPEN" | "RESOLVED";
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationRunDetails"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resolveReconciliationLine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                run_id: string;
+                line_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    adjustment?: {
+                        /** Format: uuid */
+                        merchant_id: string;
+                        /** @description decimal: positive adds to what Colibri owes the merchant, negative takes from it */
+                        amount: number;
+                        currency: string;
+                        reason: string;
+                    };
+                    /** @description why the line needs no adjustment */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationLine"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows this */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7248,6 +7768,47 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSandboxSettlementReport: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD */
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The simulator's settlement report of the day, in Adyen's Settlement details format (docs/reconciliation.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,40 @@ export function postgresPool(db: Db): pg.Pool | undefined {
 }
 
 /**
+ * Runs `work` in one transaction on one connection of a PostgreSQL handle's pool, handing it a `Db`
+ * bound to that connection and the driver's client itself, for what only the driver does (COPY FROM
+ * STDIN, reconciliation/stage-lines.ts). The transaction commits when `work` resolves and rolls back
+ * when it throws. Undefined on PGlite, whose callers use `db.transaction()`.
+ * @example await inPostgresTransaction(ctx.db, async (trx, client) => { client.query(copyFrom('copy t from stdin')); … })
+ */
+export function inPostgresTransaction<T>(db: Db, work: (trx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> | undefined {
+  const pool = pools.get(db);
+  if (!pool) return undefined;
+  return (async () => {
+    const client = await pool.connect();
+    // Kysely over this one connection: the pool it sees lends it the same client, never releasing it.
+    const single = { connect: async () => ({ query: client.query.bind(client), release: () => undefined }), end: async () => undefined };
+    const trx = new Kysely<Database>({ dialect: new PostgresDialect({ pool: single as unknown as pg.Pool }) });
+    let broken: unknown;
+    try {
+      await client.query('begin');
+      const result = await work(trx, client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch((rollback: unknown) => {
+        broken = rollback;
+      });
+      throw error;
+    } finally {
+      await trx.destroy();
+      // A connection whose rollback failed is not given back to be reused.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  })();
+}
+
+/**
  * Every connection plans a prepared statement once, generically, and keeps that plan. Colibri's
  * statements are few, fixed texts looking rows up by key, most of them shared by the requests of one
  * turn of the event loop as `key = any($1)` (lib/batch.ts); under PostgreSQL's default (`auto`) the

@@ -12,6 +12,7 @@ import type { DashboardTables } from './tables/dashboard';
 import type { DisputeTables } from './tables/disputes';
 import type { BalanceTables } from './tables/balance';
 import type { SettlementTables } from './tables/settlements';
+import type { ReconciliationTables } from './tables/reconciliation';
 
 /**
  * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
@@ -155,6 +156,11 @@ export interface SandboxOperationsTable {
   operation: string;
   result: unknown;
   created_at: CreatedAt;
+  /** What the simulated acquirer settled by this operation (a sale, a capture, a refund), in minor units (migration 0034). */
+  settled_minor: bigint | null;
+  currency: string | null;
+  /** When it settled, on the merchant clock. */
+  settled_at: Date | null;
 }
 
 export interface SandboxFaultsTable {
@@ -193,7 +199,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables, SettlementTables {
+export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables, SettlementTables, ReconciliationTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

@@ -25,6 +25,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim: Claim | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route's effect is keyed by the content it streams (a reconciliation report, by its SHA-256),
+     * which the route reads itself: an Idempotency-Key adds nothing and its body could not be hashed here.
+     */
+    keyedByContent?: boolean;
+  }
 }
 
 /**
@@ -46,7 +53,7 @@ export function installIdempotency(app: App, ctx: AppContext): void {
   app.decorateRequest('idempotencyClaim', null);
 
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
+    if (request.method !== 'POST' || request.routeOptions.config?.keyedByContent) return;
     const key = request.headers['idempotency-key'];
     if (key === undefined) return;
     if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError('IDEMPOTENCY_KEY_INVALID');

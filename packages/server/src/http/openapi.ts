@@ -43,6 +43,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /admin/token-keys/rotate': { id: 'rotateTokenKeys' },
   'GET /checkout/card-encryption-key/{contractId}': { id: 'getCardEncryptionKey' },
   'PUT /admin/merchants/{merchantId}/fee-plan': { id: 'setFeePlan', description: 'Replaces the fee plan of one merchant. Takes the admin token.' },
+  'POST /admin/reconciliation/imports': { id: 'importReconciliationReport' },
+  'GET /admin/reconciliation/runs': { id: 'listReconciliationRuns' },
+  'GET /admin/reconciliation/runs/{run_id}': { id: 'getReconciliationRun' },
+  'POST /admin/reconciliation/runs/{run_id}/lines/{line_id}/resolve': { id: 'resolveReconciliationLine' },
   'POST /checkout/person': { id: 'createPerson' },
   'POST /checkout/card': { id: 'createCard' },
   'POST /checkout/sendPayment': { id: 'sendPayment' },
@@ -99,6 +103,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /sandbox/processor/faults': { id: 'setProcessorFaults' },
   'GET /disputes/{dispute_id}/evidence/{file_id}': { id: 'getDisputeEvidenceFile' },
   'POST /sandbox/payments/{payment_token}/dispute': { id: 'sandboxDisputePayment' },
+  'GET /sandbox/settlement-report': { id: 'getSandboxSettlementReport' },
   'POST /sandbox/disputes/{dispute_id}/close': { id: 'sandboxCloseDispute' },
 };
 
@@ -171,9 +176,22 @@ const NON_JSON_ANSWERS: Readonly<Record<string, Json>> = {
     headers: { 'Content-Disposition': { description: 'attachment, with the name the file was uploaded under', schema: { type: 'string' } } },
     content: Object.fromEntries(['application/pdf', 'image/jpeg', 'image/png'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   },
+  'GET /sandbox/settlement-report': {
+    description: "The simulator's settlement report of the day, in Adyen's Settlement details format (docs/reconciliation.md)",
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  },
   'GET /webhooks/events/stream': {
     description: 'Server-sent events: each `data:` line is one event object as in GET /webhooks/events',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
+  },
+};
+
+/** Request bodies that are not JSON, by operation: documented here because their routes read the raw stream. */
+const NON_JSON_BODIES: Readonly<Record<string, Json>> = {
+  'POST /admin/reconciliation/imports': {
+    required: false,
+    description: "The processor's report (processor=adyen or sandbox): CSV text, read as it arrives. PIX takes no body.",
+    content: { 'text/csv': { schema: { type: 'string' } } },
   },
 };
 
@@ -213,6 +231,7 @@ export function finishOpenApi(input: Json): Json {
         op.parameters = (op.parameters ?? []).filter((p: Json) => String(p.name).toLowerCase() !== 'idempotency-key');
         op.parameters.push({ $ref: IDEMPOTENCY_KEY });
       }
+      if (NON_JSON_BODIES[key]) op.requestBody = NON_JSON_BODIES[key];
       finishResponses(key, path, op);
     }
   }

@@ -4,7 +4,7 @@
  * (`npm run docs:errors`) and a test fails when the two differ.
  *
  * Codes follow the spec's `NN.NN.NNNN` form. The first pair names the area (00 shared, 01 refunds,
- * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard, 09 disputes, 10 balances and settlements), the second the family, and the last
+ * 02 payouts, 03 checkout, 04 subscriptions, 05 reports, 06 3DS, 07 callbacks, 08 dashboard, 09 disputes, 10 balances and settlements, 11 reconciliation), the second the family, and the last
  * four the rule. The spec's own codes keep their numbers.
  */
 export interface ErrorDefinition {
@@ -274,6 +274,20 @@ export const ERRORS = define({
   DISPUTE_FILE_MISSING: { code: '09.02.0006', status: 400, description: 'file: a multipart upload needs one non-empty part named file.' },
   DISPUTE_AMOUNT_EXCEEDS_DISPUTABLE: { code: '09.03.0001', status: 422, description: 'amount: a dispute cannot exceed what was captured less what was refunded and what other disputes hold.' },
   DISPUTE_PROCESSOR_REFUSED: { code: '09.04.0001', status: 502, description: 'The processor refused the defence or the acceptance; the description gives its reason.' },
+
+  // 11 — reconciliation with the processors (docs/reconciliation.md). 11.01: the report imported; 11.02: lookups; 11.03: resolutions.
+  RECONCILIATION_HEADER_INVALID: { code: '11.01.0001', status: 400, description: "The report's header is not its format's: a column Colibri reads is missing or appears twice. Nothing was stored." },
+  RECONCILIATION_COLUMN_COUNT: { code: '11.01.0002', status: 400, description: 'A line of the report has more or fewer columns than its header; the description names the line. Nothing was stored.' },
+  RECONCILIATION_VALUE_INVALID: { code: '11.01.0003', status: 400, description: 'A value of the report is not of its column\'s type (an amount, a date, a currency, a record type); the description names the line and the column. Nothing was stored.' },
+  RECONCILIATION_FILE_INVALID: { code: '11.01.0004', status: 400, description: 'The report is not UTF-8 CSV text (a quote left open, a quote inside a field); the description names the line. Nothing was stored.' },
+  RECONCILIATION_FILE_TOO_LARGE: { code: '11.01.0005', status: 413, description: 'The report, or one of its lines, is larger than Colibri reads (2 GB, a line 64 KB). Nothing was stored.' },
+  RECONCILIATION_PERIOD_INVALID: { code: '11.01.0006', status: 400, description: 'from and to: a PIX reconciliation needs both, from before to, at most 5 days apart (the API Pix limit).' },
+  RECONCILIATION_PIX_NOT_CONFIGURED: { code: '11.01.0007', status: 422, description: 'No PIX connector that lists received PIX (the API Pix) is configured for this instance.' },
+  RECONCILIATION_RUN_NOT_FOUND: { code: '11.02.0001', status: 404, description: 'run_id: no reconciliation run has this id.' },
+  RECONCILIATION_LINE_NOT_FOUND: { code: '11.02.0002', status: 404, description: 'line_id: the run has no line with this id that did not match.' },
+  RECONCILIATION_OPERATOR_REQUIRED: { code: '11.03.0001', status: 400, description: 'X-Operator: a resolution needs the name of the operator who makes it (1 to 100 characters).' },
+  RECONCILIATION_ADJUSTMENT_MERCHANT: { code: '11.03.0002', status: 422, description: "adjustment.merchant_id: the line belongs to another merchant; an adjustment moves the line's own merchant's balance." },
+  RECONCILIATION_MERCHANT_NOT_FOUND: { code: '11.03.0003', status: 404, description: 'adjustment.merchant_id: no merchant has this id.' },
 
   // 08 — the merchant dashboard (docs/dashboard.md). 08.01: its session.
   DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },

@@ -5,6 +5,7 @@ import { DISPUTE_STATES } from '../disputes/states';
 import { ApiError } from './errors';
 import { OPERATION_STATES, PAYMENT_STATES } from '../payments/states';
 import { PAYOUT_STATES } from '../payouts/states';
+import { LINE_STATES } from '../reconciliation/states';
 import { REFUND_STATES } from '../refunds/states';
 import { SETTLEMENT_STATES } from '../settlements/states';
 import { CHARGE_STATES, SUBSCRIPTION_STATES } from '../subscriptions/states';
@@ -48,6 +49,12 @@ const TABLES: { name: string; table: StateTable; moves: string[]; doc?: string }
     table: REFUND_STATES,
     doc: 'refunds.md',
     moves: ['REQUESTED→PROCESSING', 'REQUESTED→FAILED', 'PROCESSING→COMPLETED', 'PROCESSING→FAILED'],
+  },
+  {
+    name: 'LINE_STATES',
+    table: LINE_STATES,
+    doc: 'reconciliation.md',
+    moves: ['OPEN→RESOLVED'],
   },
   {
     name: 'DISPUTE_STATES',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Config } from '../config';
 import { assertSandboxOnly } from './live-mode';
 import type { Db } from '../db/database';
@@ -72,14 +72,22 @@ export class SandboxSimulator implements Processor, SettlementPayer {
   }
 
   async authorize(input: AuthorizeInput): Promise<OperationResult> {
-    return this.operate(input.merchantId, 'authorize', input.reference, () => {
-      const code = TEST_CARD_DECLINES[input.card.number];
-      return code ? refused(code) : approved();
-    });
+    // A sale (authorised and captured at once) settles its amount; a pre-authorisation settles nothing yet.
+    const settles = input.capture ? { amountMinor: input.amountMinor, currency: input.currency } : undefined;
+    return this.operate(
+      input.merchantId,
+      'authorize',
+      input.reference,
+      () => {
+        const code = TEST_CARD_DECLINES[input.card.number];
+        return code ? refused(code) : approved();
+      },
+      settles,
+    );
   }
 
   async capture(input: FollowUpInput): Promise<OperationResult> {
-    return this.operate(input.merchantId, 'capture', input.reference, () => approved());
+    return this.operate(input.merchantId, 'capture', input.reference, () => approved(), { amountMinor: input.amountMinor, currency: input.currency ?? 'BRL' });
   }
 
   async cancel(input: FollowUpInput): Promise<OperationResult> {
@@ -87,8 +95,12 @@ export class SandboxSimulator implements Processor, SettlementPayer {
   }
 
   async refund(input: FollowUpInput): Promise<OperationResult> {
-    return this.operate(input.merchantId, 'refund', input.reference, () =>
-      input.amountMinor % 100n === REFUND_DECLINE_CENTS ? refused('MS03') : approved(),
+    return this.operate(
+      input.merchantId,
+      'refund',
+      input.reference,
+      () => (input.amountMinor % 100n === REFUND_DECLINE_CENTS ? refused('MS03') : approved()),
+      { amountMinor: input.amountMinor, currency: input.currency ?? 'BRL' },
     );
   }
 
@@ -139,15 +151,25 @@ export class SandboxSimulator implements Processor, SettlementPayer {
 
   /**
    * Runs one operation: waits the simulated latency, takes one use of an injected fault, and records
-   * the decision under its reference (a repeated reference answers the recorded decision).
+   * the decision under its reference (a repeated reference answers the recorded decision). An approved
+   * operation that moves money (`settles`) is recorded with its amount and currency, and the time on
+   * the merchant clock: the simulator's books, from which its settlement report is written
+   * (reconciliation/sandbox-report.ts).
    */
-  private async operate(merchantId: string, operation: ProcessorOperation, reference: string, decide: () => OperationResult): Promise<OperationResult> {
+  private async operate(
+    merchantId: string,
+    operation: ProcessorOperation,
+    reference: string,
+    decide: () => OperationResult,
+    settles?: { amountMinor: bigint; currency: string },
+  ): Promise<OperationResult> {
     if (this.delayMs > 0) await sleep(this.delayMs);
     const decided = decide();
+    const settled = decided.status === 'APPROVED' && settles ? settles : undefined;
     // The common case, a new reference and no fault injected: recorded with the other operations of this turn.
-    const unfaulted = await this.recordUnfaulted({ merchantId, operation, reference, decided });
+    const unfaulted = await this.recordUnfaulted({ merchantId, operation, reference, decided, settled });
     if (unfaulted) return unfaulted;
-    const { fault, result: recorded } = await this.record(merchantId, operation, reference, decided);
+    const { fault, result: recorded } = await this.record({ merchantId, operation, reference, decided, settled });
     if (fault === 'UNAVAILABLE') throw new ProcessorUnavailableError(operation);
     // Recorded by an earlier call (or a concurrent one, committed after this statement began): read it now.
     const result = recorded ?? (await this.lookup(merchantId, reference));
@@ -165,11 +187,19 @@ export class SandboxSimulator implements Processor, SettlementPayer {
    * others, as the rest of the hot path does (payments/hot-path.ts).
    */
   private readonly recordUnfaulted = batchCalls(async (operations: readonly UnfaultedOperation[]) => {
-    const rows = operations.map((op) => ({ reference: op.reference, merchant_id: op.merchantId, operation: op.operation, result: op.decided }));
+    const rows = operations.map((op) => ({
+      reference: op.reference,
+      merchant_id: op.merchantId,
+      operation: op.operation,
+      result: op.decided,
+      settled_minor: op.settled?.amountMinor ?? null,
+      currency: op.settled?.currency ?? null,
+    }));
     const { rows: recorded } = await sql<{ reference: string; merchant_id: string; result: OperationResult }>`
-      insert into sandbox_operations (reference, merchant_id, operation, result)
-      select o.reference, o.merchant_id, o.operation, o.result
-      from jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as o(reference text, merchant_id uuid, operation text, result jsonb)
+      insert into sandbox_operations (reference, merchant_id, operation, result, settled_minor, currency, settled_at)
+      select o.reference, o.merchant_id, o.operation, o.result, o.settled_minor, o.currency, ${settledAt(sql.ref('o.settled_minor'), sql.ref('o.merchant_id'))}
+      from jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
+        as o(reference text, merchant_id uuid, operation text, result jsonb, settled_minor bigint, currency text)
       where not exists (select 1 from sandbox_faults as f where f.merchant_id = o.merchant_id and f.operation = o.operation and f.remaining > 0)
       on conflict (reference, merchant_id) do nothing
       returning reference, merchant_id, result`.execute(this.db);
@@ -185,7 +215,8 @@ export class SandboxSimulator implements Processor, SettlementPayer {
    * makes the processor unavailable or the reference is recorded already. Answers the fault taken
    * and the decision recorded now (null when nothing was recorded).
    */
-  private async record(merchantId: string, operation: ProcessorOperation, reference: string, decided: OperationResult): Promise<{ fault: SandboxFault | null; result: OperationResult | null }> {
+  private async record({ merchantId, operation, reference, decided, settled }: UnfaultedOperation): Promise<{ fault: SandboxFault | null; result: OperationResult | null }> {
+    const settledMinor = settled?.amountMinor ?? null;
     const { rows } = await sql<{ fault: SandboxFault | null; result: OperationResult | null }>`
       with fault as (
         update sandbox_faults set remaining = remaining - 1
@@ -193,8 +224,9 @@ export class SandboxSimulator implements Processor, SettlementPayer {
         returning fault
       ),
       recorded as (
-        insert into sandbox_operations (reference, merchant_id, operation, result)
-        select ${reference}::text, ${merchantId}::uuid, ${operation}::text, ${jsonParameter(decided)}::jsonb
+        insert into sandbox_operations (reference, merchant_id, operation, result, settled_minor, currency, settled_at)
+        select ${reference}::text, ${merchantId}::uuid, ${operation}::text, ${jsonParameter(decided)}::jsonb, ${settledMinor}::bigint, ${settled?.currency ?? null}::text,
+          ${settledAt(sql`${settledMinor}::bigint`, sql`${merchantId}::uuid`)}
         where not exists (select 1 from fault where fault = 'UNAVAILABLE')
         on conflict (reference, merchant_id) do nothing
         returning result
@@ -209,6 +241,14 @@ interface UnfaultedOperation {
   operation: ProcessorOperation;
   reference: string;
   decided: OperationResult;
+  /** What an approved operation moved, when it moves money. */
+  settled: { amountMinor: bigint; currency: string } | undefined;
+}
+
+/** When an operation that moved money settled: now on its merchant's clock (clock/merchant-clock.ts); null for one that moved none. */
+function settledAt(settledMinor: RawBuilder<unknown>, merchantId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`case when ${settledMinor} is null then null
+    else (select now() + m.clock_offset_ms * interval '1 millisecond' from merchants as m where m.id = ${merchantId}) end`;
 }
 
 /** What a bank reads to find the account: the PIX key, the account number or the CLABE. */

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { refreshToken } from '../auth/refresh-token';
 import { payPayment } from './pay-payment';
@@ -11,6 +12,7 @@ import { setProcessorFault } from './processor-faults';
 import { assertSandboxOnly } from '../processor/live-mode';
 import { closeSandboxDispute, openSandboxDispute } from '../disputes/sandbox-disputes';
 import { DisputeItem } from '../disputes/schemas';
+import { sandboxSettlementReport } from '../reconciliation/sandbox-report';
 
 const TEN_YEARS_SECONDS = 10 * 366 * 86_400;
 
@@ -122,5 +124,27 @@ export function registerSandboxRoutes(app: App, ctx: AppContext, background: Bac
       },
     },
     async (request) => closeSandboxDispute(ctx, principalOf(request).merchantId, request.params.dispute_id, request.body.outcome),
+  );
+
+  app.get(
+    '/sandbox/settlement-report',
+    {
+      schema: {
+        summary: "The simulator's settlement report of a day",
+        description:
+          "Every operation the simulated acquirer settled for the caller's merchant on `date` (UTC, on the merchant clock), in Adyen's Settlement details format: " +
+          'sales and captures as Settled lines, refunds as Refunded, with the simulator\'s fees. Import it with POST /admin/reconciliation/imports?processor=sandbox (docs/reconciliation.md).',
+        tags: ['Sandbox'],
+        querystring: Type.Object({ date: Type.String({ format: 'date', description: 'YYYY-MM-DD' }) }),
+        response: errorResponses(400, 401),
+      },
+    },
+    async (request, reply) => {
+      const merchantId = principalOf(request).merchantId;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="settlement_detail_report_${request.query.date}.csv"`)
+        .send(Readable.from(sandboxSettlementReport(ctx.db, merchantId, request.query.date)));
+    },
   );
 }

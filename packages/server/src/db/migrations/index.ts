@@ -27,6 +27,7 @@ import * as checkoutTold from './0030-checkout-told';
 import * as disputes from './0031-disputes';
 import * as balance from './0032-balance';
 import * as settlements from './0033-settlements';
+import * as reconciliation from './0034-reconciliation';
 import * as pixReturns from './0035-pix-returns';
 
 /**
@@ -62,5 +63,6 @@ export const migrations: Record<string, Migration> = {
   '0031-disputes': disputes,
   '0032-balance': balance,
   '0033-settlements': settlements,
+  '0034-reconciliation': reconciliation,
   '0035-pix-returns': pixReturns,
 };
