@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { hasError, parsePix } from 'pix-utils';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import { COB_STATUSES, DEVOLUCAO_STATUSES, PROBLEM_TYPES, translateProblem } fro
 import { PixConnector, parsePixSettings } from '../src/connectors/pix/pix-connector';
 import { pixWebhookServerOf, startPixWebhookServer } from '../src/checkout/pix-webhook';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
+import { balanceDay } from '../src/ledger/ledger';
+import { addDays } from '../src/rails/calendar';
 import { ProcessorUnavailableError } from '../src/processor/processor';
 import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { PixPspFake } from './fakes/pix-psp-fake';
@@ -160,6 +163,48 @@ for (const engine of ENGINES) {
       expect((await service.get(`/refund/${second.body.refund_id}`, { token: m.token })).body.refund_status).toBe('FAILED');
       expect(await paymentRow(token)).toMatchObject({ status: 'PARTIALLY_REFUNDED', refunded_minor: 1500n });
       fake.readsBeforeSettling = 1;
+    });
+
+    it("reconciles the PSP's list of received PIX and their devoluções: matched, one it has that Colibri does not, one it lost", async () => {
+      const m = await service.merchant();
+      const admin = { authorization: `Bearer ${service.ctx.adminToken}` };
+      const paid = async (amount: string) => {
+        const token = (await checkout(m, amount)).payment.payment_token;
+        const pix = fake.pay(pixTxid(token));
+        expect((await notify([fake.pixView(pix)])).status).toBe(200);
+        return { token, pix };
+      };
+      const a = await paid('30.00');
+      await paid('20.00');
+      const refund = await service.post('/refund', { payment_token: a.token, amount: 10 }, { token: m.token });
+      expect((await refundOf(m, refund.body.refund_id, (s) => s !== 'PROCESSING')).refund_status).toBe('COMPLETED');
+      const stranger = fake.receiveUnknown('7.00');
+      // A PIX the PSP no longer lists, received two days ago: past its settlement date (D+0).
+      const lost = await paid('12.00');
+      fake.forget(lost.pix.endToEndId);
+      await sql`update payments set created_at = created_at - interval '2 days', paid_at = paid_at - interval '2 days' where payment_token = ${lost.token}`.execute(service.ctx.db);
+      const today = balanceDay(new Date(), 'BRL');
+      const from = addDays(today, -3);
+
+      const path = `/admin/reconciliation/imports?processor=pix&from=${from}&to=${today}`;
+      const imported = await service.post(path, undefined, { headers: admin });
+      expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+      expect(imported.body).toMatchObject({ processor: 'pix', period_from: `${addDays(from, 0)} 03:00:00` });
+      const run = (await service.get(`/admin/reconciliation/runs/${imported.body.run_id}?size=1000`, { headers: admin })).body;
+      const mine = run.unmatched.content.filter((l: { merchant_id: string | null; psp_reference: string | null }) => l.merchant_id === m.merchant_id || l.psp_reference === stranger.endToEndId);
+      expect(mine).toEqual([
+        expect.objectContaining({ reason: 'MISSING_IN_COLIBRI', merchant_id: null, psp_reference: stranger.endToEndId, reported_amount: 7, record_type: 'Settled' }),
+        expect.objectContaining({ reason: 'MISSING_AT_PROCESSOR', merchant_id: m.merchant_id, resource_id: lost.token, psp_reference: lost.pix.endToEndId, expected_amount: 12 }),
+      ]);
+      // Every line of the PSP for this merchant's payments and refund matched: none of them is listed.
+      expect(run.matched).toBeGreaterThanOrEqual(3);
+      expect(fake.received.filter((r) => r.path === '/api/v2/pix').every((r) => r.problems.length === 0)).toBe(true);
+
+      // Asked again while the PSP's answer is the same: the first run, nothing written.
+      const again = await service.post(path, undefined, { headers: admin });
+      expect([again.status, again.body.run_id]).toEqual([200, imported.body.run_id]);
+      const wrong = await service.post(`/admin/reconciliation/imports?processor=pix&from=${today}&to=${from}`, undefined, { headers: admin });
+      expect([wrong.status, wrong.body.errors[0].code]).toEqual([400, '11.01.0006']);
     });
 
     it('refuses a client certificate its CA did not issue, no certificate, and an unknown txid, applying nothing', async () => {

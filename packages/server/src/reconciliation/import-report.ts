@@ -41,20 +41,61 @@ class RepeatedImport extends Error {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** What a run reads: a report's lines a batch at a time, and the digest of what was read. */
+export interface ReportSource {
+  /** The lines, a batch at a time; a malformed report throws (ReportFormatError, CsvSyntaxError) and stores nothing. */
+  lines(): AsyncIterable<readonly SettlementLine[]>;
+  /** The SHA-256 of what was read, once `lines()` has ended: two runs of the same content are one. */
+  digest(): string;
+  /** The period the report covers, when its source says (PIX: the days asked for); else the lines' days. */
+  readonly period?: { readonly from: Date; readonly to: Date };
+}
+
 /**
- * @example const { run } = await importSettlementReport(ctx.db, { processor: 'adyen', body: request.raw, importedBy: 'ana' })
+ * A Settlement details report streamed as CSV (a request's body), its SHA-256 taken as it is read.
+ * @example importReport(ctx.db, 'adyen', settlementReportSource(request.raw), 'ana')
  */
-export async function importSettlementReport(
-  db: Db,
-  input: { processor: ReconciledProcessor; body: AsyncIterable<Uint8Array | string>; importedBy: string | null },
-): Promise<ImportResult> {
+export function settlementReportSource(body: AsyncIterable<Uint8Array | string>): ReportSource {
   const hash = createHash('sha256');
   async function* hashed() {
-    for await (const chunk of input.body) {
+    for await (const chunk of body) {
       hash.update(chunk);
       yield chunk;
     }
   }
+  return {
+    async *lines() {
+      let layout: ColumnLayout | undefined;
+      for await (const records of csvRecords(hashed(), REPORT_LIMITS)) {
+        const lines: SettlementLine[] = [];
+        for (const record of records) {
+          if (layout === undefined) layout = settlementLayout(record.fields, record.line);
+          else lines.push(readSettlementLine(record, layout));
+        }
+        yield lines;
+      }
+      if (layout === undefined) throw new ReportFormatError('HEADER', 1, undefined, undefined, 'the file is empty: a report has a header line');
+    },
+    digest: () => hash.digest('hex'),
+  };
+}
+
+/**
+ * @example const { run } = await importSettlementReport(ctx.db, { processor: 'adyen', body: request.raw, importedBy: 'ana' })
+ */
+export function importSettlementReport(
+  db: Db,
+  input: { processor: ReconciledProcessor; body: AsyncIterable<Uint8Array | string>; importedBy: string | null },
+): Promise<ImportResult> {
+  return importReport(db, input.processor, settlementReportSource(input.body), input.importedBy);
+}
+
+/**
+ * Reads a report from its source and reconciles it as one run.
+ * @example const { run, repeated } = await importReport(ctx.db, 'pix', pixSource, null)
+ */
+export async function importReport(db: Db, processor: ReconciledProcessor, source: ReportSource, importedBy: string | null): Promise<ImportResult> {
+  const input = { processor, importedBy };
   const runId = randomUUID();
   try {
     const work = async (trx: Db, client: pg.PoolClient | undefined) => {
@@ -67,15 +108,10 @@ export async function importSettlementReport(
       await createStagingTable(trx);
       const importer = new Importer(trx, input.processor, client ? copySink(client) : insertSink(trx));
       try {
-        let layout: ColumnLayout | undefined;
-        for await (const records of csvRecords(hashed(), REPORT_LIMITS)) {
-          for (const record of records) {
-            if (layout === undefined) layout = settlementLayout(record.fields, record.line);
-            else importer.add(readSettlementLine(record, layout));
-          }
+        for await (const lines of source.lines()) {
+          for (const line of lines) importer.add(line);
           await importer.flush(false);
         }
-        if (layout === undefined) throw new ReportFormatError('HEADER', 1, undefined, undefined, 'the file is empty: a report has a header line');
         await importer.flush(true);
       } catch (error) {
         await importer.abort(error as Error);
@@ -90,13 +126,14 @@ export async function importSettlementReport(
       counts.mismatched = verdicts.mismatched;
       counts.missingInColibri = verdicts.missingInColibri;
       const merchantIds = [...new Set([...verdicts.merchantIds, ...(await importer.namedMerchants())])];
-      const missing =
-        importer.from && importer.to ? await missingAtProcessor(trx, runId, input.processor, { from: importer.from, to: importer.to, merchantIds }) : [];
+      const from = source.period?.from ?? importer.from;
+      const to = source.period?.to ?? importer.to;
+      const missing = from && to ? await missingAtProcessor(trx, runId, input.processor, { from, to, merchantIds }) : [];
       counts.missingAtProcessor = missing.length;
       await insertLines(trx, missing);
       await resolveSettledLate(trx, runId, input.processor);
-      const sha256 = hash.digest('hex');
-      const inserted = await insertRun(trx, { id: runId, processor: input.processor, sha256, counts, from: importer.from, to: importer.to, importedBy: input.importedBy });
+      const sha256 = source.digest();
+      const inserted = await insertRun(trx, { id: runId, processor: input.processor, sha256, counts, from, to, importedBy: input.importedBy });
       if (!inserted) throw new RepeatedImport(sha256);
       return { counts, sha256 };
     };

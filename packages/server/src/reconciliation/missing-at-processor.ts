@@ -34,8 +34,9 @@ const PROCESSOR_BOOKS: Readonly<Record<ReconciledProcessor, ((reference: RawBuil
   adyen: (reference, merchantId) =>
     sql`lateral (select 1 from connector_operations as b where b.connector = 'adyen' and b.reference = ${reference} and b.merchant_id = ${merchantId} limit 1) as books`,
   sandbox: (reference, merchantId) => sql`lateral (select 1 from sandbox_operations as b where b.reference = ${reference} and b.merchant_id = ${merchantId} limit 1) as books`,
-  // PIX is reconciled from the PSP's list of received PIX (pix-reconciliation.ts), not here.
-  pix: null,
+  // A PIX payment is the PSP's when its charge was (`<token>:charge`), a refund when its devolução was.
+  pix: (reference, merchantId) =>
+    sql`lateral (select 1 from connector_operations as b where b.connector = 'pix' and b.reference = replace(${reference}, ':authorize', ':charge') and b.merchant_id = ${merchantId} limit 1) as books`,
 };
 
 /** How far before a report's period a payment may have been created and still be captured in it (a pre-authorisation lives 5 days). */

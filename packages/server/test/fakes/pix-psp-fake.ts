@@ -12,8 +12,9 @@ import type { Issued } from './test-pki';
  * - every connection is mutual TLS: the handshake refuses a client certificate its CA did not issue;
  * - `POST /oauth/token` issues bearer tokens for HTTP Basic client credentials (grant_type
  *   client_credentials), lasting `tokenTtlSeconds`; the API refuses any other token with 401;
- * - `PUT|GET|PATCH /api/v2/cob/{txid}`, `GET /api/v2/pix/{e2eid}` and
- *   `PUT|GET /api/v2/pix/{e2eid}/devolucao/{id}` keep their own books; every request is checked against the standard's schemas and refused with its
+ * - `PUT|GET|PATCH /api/v2/cob/{txid}`, `GET /api/v2/pix/{e2eid}` and `PUT|GET /api/v2/pix/{e2eid}/devolucao/{id}`
+ *   keep their own books, and `GET /api/v2/pix?inicio&fim` lists the PIX received in a period, a page at a time;
+ *   every request is checked against the standard's schemas and refused with its
  *   `Problema` body when it breaks them (and recorded with its problems, which a test asserts empty);
  * - `pay(txid)` is a payer paying a charge; `med(e2eid, …)` is the PSP returning part of a PIX on the
  *   Banco Central's MED (a devolução it makes itself, with an id it invents); `notify` posts the `/pix` webhook to Colibri over mutual
@@ -211,6 +212,7 @@ export class PixPspFake {
     } catch {
       return problem(400, 'RequisicaoInvalida', 'Requisição inválida', 'corpo não é JSON');
     }
+    if (path === '/api/v2/pix' && method === 'GET') return this.listPix(new URL(req.url ?? '/', 'https://fake').searchParams, send, problem);
     const cob = /^\/api\/v2\/cob\/([^/]+)$/.exec(path);
     const devolucao = /^\/api\/v2\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
     const pixPath = method === 'GET' ? /^\/api\/v2\/pix\/([^/]+)$/.exec(path) : null;
@@ -250,6 +252,42 @@ export class PixPspFake {
     const token = randomBytes(24).toString('base64url');
     this.tokens.set(token, Date.now() + this.tokenTtlSeconds * 1000);
     send(200, { access_token: token, token_type: 'Bearer', expires_in: this.tokenTtlSeconds, scope: form.get('scope') ?? 'cob.write cob.read pix.write pix.read' });
+  }
+
+  /** `GET /pix`: the PIX whose horario is within [inicio, fim], oldest first, in pages (`PixConsultados`). */
+  private listPix(query: URLSearchParams, send: (status: number, answer: unknown) => void, problem: (status: number, type: string, title: string, detail?: string) => void): void {
+    const inicio = query.get('inicio') ?? '';
+    const fim = query.get('fim') ?? '';
+    const page = Number(query.get('paginacao.paginaAtual') ?? 0);
+    const perPage = Number(query.get('paginacao.itensPorPagina') ?? 100);
+    const problems = [
+      ...(Number.isNaN(Date.parse(inicio)) ? ['inicio: not a date-time'] : []),
+      ...(Number.isNaN(Date.parse(fim)) ? ['fim: not a date-time'] : []),
+      ...(!Number.isInteger(page) || page < 0 ? ['paginacao.paginaAtual: not an integer >= 0'] : []),
+      ...(!Number.isInteger(perPage) || perPage < 1 || perPage > 1000 ? ['paginacao.itensPorPagina: not an integer from 1 to 1000'] : []),
+    ];
+    this.received.push({ method: 'GET', path: '/api/v2/pix', body: Object.fromEntries(query), problems });
+    if (problems.length > 0) return problem(400, 'ConsultaPixInvalida', 'Consulta inválida', problems.join('; '));
+    const from = Date.parse(inicio);
+    const to = Date.parse(fim);
+    const found = [...this.pixByE2e.values()].filter((p) => Date.parse(p.horario) >= from && Date.parse(p.horario) <= to).sort((a, b) => a.horario.localeCompare(b.horario));
+    send(200, {
+      parametros: { inicio, fim, paginacao: { paginaAtual: page, itensPorPagina: perPage, quantidadeDePaginas: Math.ceil(found.length / perPage), quantidadeTotalDeItens: found.length } },
+      pix: found.slice(page * perPage, (page + 1) * perPage).map((p) => this.pixView(p)),
+    });
+  }
+
+  /** A PIX received for no charge of Colibri's (paid to the key directly): the PSP lists it all the same. */
+  receiveUnknown(valor: string): FakePix {
+    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 12);
+    const pix: FakePix = { endToEndId: `E${this.ispb}${stamp}${alnum(11)}`, txid: alnum(30), valor, horario: new Date().toISOString(), devolucoes: [] };
+    this.pixByE2e.set(pix.endToEndId, pix);
+    return pix;
+  }
+
+  /** The PSP forgets a PIX it received (to plant one missing from its list). */
+  forget(e2eid: string): void {
+    this.pixByE2e.delete(e2eid);
   }
 
   private cobView(cob: FakeCob): Record<string, unknown> {

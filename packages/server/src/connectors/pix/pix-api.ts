@@ -73,6 +73,16 @@ export interface CobCompleta {
   pix?: Pix[];
 }
 
+/** `GET /pix`'s answer (`PixConsultados`): the PIX received in a period, a page at a time. */
+export interface PixConsultados {
+  parametros: {
+    inicio: string;
+    fim: string;
+    paginacao: { paginaAtual: number; itensPorPagina: number; quantidadeDePaginas: number; quantidadeTotalDeItens: number };
+  };
+  pix: Pix[];
+}
+
 /** `Problema` (RFC 7807), the standard's error body. Its `type` ends in the error's name (`CobOperacaoInvalida`). */
 export interface Problema {
   type: string;
@@ -175,6 +185,16 @@ export class PixApiClient {
   }
 
   /**
+   * `GET /pix?inicio&fim`: the PIX received from `inicio` to `fim` (RFC 3339), with their devoluções,
+   * one page (from 0) of `perPage` at a time.
+   * @example const page = await api.listPix('2026-11-25T00:00:00-03:00', '2026-11-26T00:00:00-03:00', 0, 1000)
+   */
+  listPix(inicio: string, fim: string, page: number, perPage: number): Promise<PixConsultados> {
+    const query = new URLSearchParams({ inicio, fim, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(perPage) });
+    return this.call('GET', `/pix?${query.toString()}`, undefined) as Promise<PixConsultados>;
+  }
+
+  /**
    * A bearer token from the PSP's OAuth2 token endpoint (client credentials, HTTP Basic, over mTLS),
    * kept until shortly before it expires; concurrent calls share one request.
    */
@@ -218,7 +238,7 @@ export class PixApiClient {
    * ProcessorTimeoutError (the PSP may have acted); another 4xx → PixRequestRefused.
    */
   private async call(method: Dispatcher.HttpMethod, path: string, body: unknown, nullOn404 = false): Promise<unknown> {
-    const operation = `pix ${method} ${path.split('/')[1]}`;
+    const operation = `pix ${method} ${path.split(/[/?]/)[1]}`;
     for (let attempt = 0; ; attempt += 1) {
       const token = await this.accessToken();
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
