@@ -89,16 +89,22 @@ export function validateDestination(rules: MethodRefundRules, input: Destination
     }
   }
   if (failures.length > 0) return { destination: null, failures };
+  return { destination: bankAccountOf(input), failures };
+}
+
+/**
+ * A Brazilian bank account from fields that passed BANK_FIELD_RULES (a refund's destination, a
+ * settlement's): the optional agency check digit null when absent.
+ * @example bankAccountOf({ type: 'CHECKING', bank_number: '341', agency_number: '1234', account_number: '56789', account_check_digit: '0' })
+ */
+export function bankAccountOf(input: DestinationInput) {
   return {
-    destination: {
-      kind: 'BANK_ACCOUNT',
-      type: input.type as 'CHECKING' | 'SAVINGS',
-      bank_number: input.bank_number ?? '',
-      agency_number: input.agency_number ?? '',
-      agency_check_digit: input.agency_check_digit ?? null,
-      account_number: input.account_number ?? '',
-      account_check_digit: input.account_check_digit ?? '',
-    },
-    failures,
+    kind: 'BANK_ACCOUNT' as const,
+    type: input.type as 'CHECKING' | 'SAVINGS',
+    bank_number: input.bank_number ?? '',
+    agency_number: input.agency_number ?? '',
+    agency_check_digit: input.agency_check_digit ?? null,
+    account_number: input.account_number ?? '',
+    account_check_digit: input.account_check_digit ?? '',
   };
 }

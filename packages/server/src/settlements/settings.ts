@@ -5,7 +5,7 @@ import { parseAmount, toJsonNumber } from '../lib/money';
 import type { SettlementDestination } from '../processor/processor';
 import { validatePixKey } from '../rails/brazil';
 import { validateClabe } from '../rails/mexico';
-import { BANK_FIELD_RULES, BANK_FIELDS } from '../refunds/destination';
+import { BANK_FIELD_RULES, BANK_FIELDS, bankAccountOf } from '../refunds/destination';
 import { isSettlementCurrency, type SettlementCurrency } from './settlement-days';
 
 /** The least amount settled when the merchant sets none: 100.00 in the currency (minor units of exponent 2). */
@@ -81,18 +81,7 @@ export function validateSettlementDestination(currency: SettlementCurrency, inpu
     }
   }
   if (failures.length > 0) return { failures };
-  return {
-    destination: {
-      kind: 'BANK_ACCOUNT',
-      type: input.type as 'CHECKING' | 'SAVINGS',
-      bank_number: input.bank_number ?? '',
-      agency_number: input.agency_number ?? '',
-      agency_check_digit: input.agency_check_digit ?? null,
-      account_number: input.account_number ?? '',
-      account_check_digit: input.account_check_digit ?? '',
-    },
-    failures,
-  };
+  return { destination: bankAccountOf(input), failures };
 }
 
 /**
