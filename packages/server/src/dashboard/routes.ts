@@ -286,6 +286,8 @@ function registerPage(scope: App): void {
   };
   scope.get('/dashboard', { config: { dashboardOpen: true } }, page);
   scope.get('/dashboard/', { config: { dashboardOpen: true } }, page);
+  // The operator view: the same page, which signs in with the admin token and reads the admin API.
+  scope.get('/dashboard/operator', { config: { dashboardOpen: true } }, page);
   scope.get('/dashboard/assets/:file', { config: { dashboardOpen: true }, schema: { params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
     const assets = await loadDashboardAssets();
     const asset = [assets.script, assets.style].find((a) => a.path === `/dashboard/assets/${request.params.file}`);

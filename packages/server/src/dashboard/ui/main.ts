@@ -7,6 +7,7 @@ import { LocaleContext, useLocale } from './components';
 import { initialLanguage, LANGUAGES, saveLanguage, type Language } from './i18n';
 import { DisputeList, DisputePage } from './disputes';
 import { CheckoutList, CheckoutPage, PayoutList, PayoutPage, SubscriptionList, SubscriptionPage } from './lists';
+import { OperatorApp } from './operator';
 import { Overview } from './overview';
 import { PaymentList, PaymentPage } from './payments';
 import { ReportList, ReportPage } from './reports';
@@ -187,4 +188,6 @@ function prepareHeadings(): void {
 }
 
 prepareHeadings();
-render(html`<${App} />`, document.getElementById('app')!);
+// One bundle, two pages: the merchant's dashboard, and the operator view of reconciliation (operator.ts).
+const operatorView = /\/dashboard\/operator\/?$/.test(location.pathname);
+render(operatorView ? html`<${OperatorApp} />` : html`<${App} />`, document.getElementById('app')!);
