@@ -103,10 +103,10 @@ export interface Verdict {
 
 /**
  * A line's fees against the schedule, and its own sums: the net of a line in one currency is its
- * gross less the fees. Answers what is wrong, or undefined.
+ * gross less the fees. Answers what is wrong, or undefined. `expected` is the schedule's fee when the
+ * caller has it already.
  */
-export function feeProblem(line: SettlementLine, schedule: FeeSchedule | null): { detail: string; expectedFeeMinor: bigint | null } | undefined {
-  const expected = schedule === null ? null : totalFee(feesOf(schedule, line.type as SettlingType, absolute(line.grossMinor)));
+export function feeProblem(line: SettlementLine, schedule: FeeSchedule | null, expected = expectedFee(line, schedule)): { detail: string; expectedFeeMinor: bigint | null } | undefined {
   if (expected !== null && line.feeMinor !== expected) {
     return { detail: `the processor's fees are ${netMoney(line, line.feeMinor)}, its price gives ${netMoney(line, expected)}`, expectedFeeMinor: expected };
   }
@@ -115,6 +115,11 @@ export function feeProblem(line: SettlementLine, schedule: FeeSchedule | null): 
     return { detail, expectedFeeMinor: expected };
   }
   return undefined;
+}
+
+/** The fee a schedule gives a line, or null without a schedule. */
+export function expectedFee(line: SettlementLine, schedule: FeeSchedule | null): bigint | null {
+  return schedule === null ? null : totalFee(feesOf(schedule, line.type as SettlingType, absolute(line.grossMinor)));
 }
 
 function netMoney(line: SettlementLine, minor: bigint): string {

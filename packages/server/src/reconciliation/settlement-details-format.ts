@@ -235,14 +235,18 @@ export function readSettlementLine(record: { readonly line: number; readonly fie
   const netCurrency = currencyCell(fields, ix.netCurrency, where);
   const grossExponent = exponentOf(grossCurrency);
   const netExponent = netCurrency === grossCurrency ? grossExponent : exponentOf(netCurrency);
-  const grossMinor =
-    amountCell(fields, ix.grossCredit, where, grossCurrency, ix.grossCurrency, grossExponent) - amountCell(fields, ix.grossDebit, where, grossCurrency, ix.grossCurrency, grossExponent);
-  const netMinor = amountCell(fields, ix.netCredit, where, netCurrency, ix.netCurrency, netExponent) - amountCell(fields, ix.netDebit, where, netCurrency, ix.netCurrency, netExponent);
-  const feeMinor =
+  // Amounts are read as numbers (exact: at most 15 digits each, so a sum of four stays below 2^53) and
+  // made bigints once: a bigint is a heap object, and a million lines of them cost the garbage collector.
+  const grossMinor = BigInt(
+    amountCell(fields, ix.grossCredit, where, grossCurrency, ix.grossCurrency, grossExponent) - amountCell(fields, ix.grossDebit, where, grossCurrency, ix.grossCurrency, grossExponent),
+  );
+  const netMinor = BigInt(amountCell(fields, ix.netCredit, where, netCurrency, ix.netCurrency, netExponent) - amountCell(fields, ix.netDebit, where, netCurrency, ix.netCurrency, netExponent));
+  const feeMinor = BigInt(
     amountCell(fields, ix.commission, where, netCurrency, ix.netCurrency, netExponent) +
-    amountCell(fields, ix.markup, where, netCurrency, ix.netCurrency, netExponent) +
-    amountCell(fields, ix.schemeFees, where, netCurrency, ix.netCurrency, netExponent) +
-    amountCell(fields, ix.interchange, where, netCurrency, ix.netCurrency, netExponent);
+      amountCell(fields, ix.markup, where, netCurrency, ix.netCurrency, netExponent) +
+      amountCell(fields, ix.schemeFees, where, netCurrency, ix.netCurrency, netExponent) +
+      amountCell(fields, ix.interchange, where, netCurrency, ix.netCurrency, netExponent),
+  );
   const rate = cell(fields, ix.exchangeRate);
   if (rate !== '' && rate !== '1' && !readDecimal(rate)) fault(where, ix.exchangeRate, `"${rate}" is not a decimal number`);
   const batch = cell(fields, ix.batchNumber);
@@ -305,9 +309,9 @@ function isCapital(text: string, at: number): boolean {
  * An amount column in minor units of its currency (0 when empty): digits, at most one point, no sign,
  * at most the currency's decimals and 15 digits in all (below 2^53, so the digits are read exactly).
  */
-function amountCell(fields: readonly string[], index: number, where: Where, currency: string, currencyIndex: number, exponent: number): bigint {
+function amountCell(fields: readonly string[], index: number, where: Where, currency: string, currencyIndex: number, exponent: number): number {
   const value = cell(fields, index);
-  if (value === '') return 0n;
+  if (value === '') return 0;
   let minor = 0;
   let digits = 0;
   let decimals = -1;
@@ -327,7 +331,7 @@ function amountCell(fields: readonly string[], index: number, where: Where, curr
   const places = decimals < 0 ? 0 : decimals;
   if (places > exponent) fault(where, index, `"${value}" has more decimals than ${currency} has`);
   if (digits + (exponent - places) > 15) fault(where, index, `"${value}" is too large`);
-  return BigInt(minor * 10 ** (exponent - places));
+  return minor * 10 ** (exponent - places);
 }
 
 /** Days already checked to be of the calendar, as `YYYY-MM-DD` → milliseconds of their midnight (UTC). */

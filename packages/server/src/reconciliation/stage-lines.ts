@@ -4,7 +4,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { jsonParameter } from '../lib/json';
-import { feeProblem, feesOf, SETTLING_RULES, totalFee, type FeeSchedule, type SettlingType } from './matching-rules';
+import { expectedFee, feeProblem, SETTLING_RULES, type FeeSchedule, type SettlingType } from './matching-rules';
 import { RECORD_TYPES, type SettlementLine } from './settlement-details-format';
 
 /**
@@ -154,10 +154,10 @@ export function stageBatch(fees: FeeSchedule | null, lines: readonly SettlementL
     const refund = kind === 'refund' ? REFUND.exec(line.modificationMerchantReference) : null;
     const token = refund?.[1] ?? TOKEN.exec(line.merchantReference)?.[1] ?? TOKEN.exec(line.modificationMerchantReference)?.[1] ?? null;
     const dispute = kind === 'dispute' && line.modificationReference !== '' ? line.modificationReference : null;
-    const expectedFee = fees === null ? null : totalFee(feesOf(fees, type, line.grossMinor < 0n ? -line.grossMinor : line.grossMinor));
+    const expected = expectedFee(line, fees);
     // The rest of the line as JSON, written by hand: JSON.stringify of an array per line costs more than the rest of staging it.
     const at = line.creationDate === null ? 'null' : String(line.creationDate.getTime());
-    const x = `[${jsonText(line.merchantReference)},${jsonText(line.modificationReference)},${jsonText(line.modificationMerchantReference)},${jsonText(line.netCurrency)},"${line.feeMinor}","${line.netMinor}",${at},${expectedFee === null ? 'null' : `"${expectedFee}"`}]`;
+    const x = `[${jsonText(line.merchantReference)},${jsonText(line.modificationReference)},${jsonText(line.modificationMerchantReference)},${jsonText(line.netCurrency)},"${line.feeMinor}","${line.netMinor}",${at},${expected === null ? 'null' : `"${expected}"`}]`;
     result.staged.push({
       n: line.line,
       y: line.type,
@@ -168,7 +168,7 @@ export function stageBatch(fees: FeeSchedule | null, lines: readonly SettlementL
       p: line.pspReference,
       c: line.grossCurrency,
       g: String(SETTLING_RULES[type].direction * line.grossMinor),
-      f: feeProblem(line, fees) !== undefined,
+      f: feeProblem(line, fees, expected) !== undefined,
       x,
     });
   }
