@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { expect } from 'vitest';
+import { exponentOf } from '../src/lib/currencies';
 import type { TestMerchant, TestService } from './harness';
 
 /** A merchant's balance in one currency, as `GET /balance` answers it. */
@@ -29,7 +30,8 @@ export async function assertBooksAgree(service: TestService, m: TestMerchant): P
     select currency, (-sum(amount_minor))::text as owed from ledger_entries
     where merchant_id = ${m.merchant_id} and account in ('merchant_payable', 'reserve_held', 'disputes_held') group by currency`.execute(service.ctx.db);
   for (const b of api.body.balances as ApiBalance[]) {
-    const cents = (n: number) => Math.round(n * 100);
+    // In minor units of the currency (cents of BRL, whole pesos of CLP), as the ledger counts.
+    const cents = (n: number) => Math.round(n * 10 ** exponentOf(b.asset));
     const nets = transactions.filter((t) => t.asset === b.asset).reduce((sum, t) => sum + cents(t.net), 0);
     expect(cents(b.available) + cents(b.pending) + cents(b.reserved), `${b.asset}: balance = sum of nets`).toBe(nets);
     expect(String(nets), `${b.asset}: the ledger owes as much`).toBe(ledger.rows.find((r) => r.currency === b.asset)?.owed);

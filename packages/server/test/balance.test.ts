@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { merchantBalances } from '../src/balance/balance';
 import { upcomingAvailability } from '../src/balance/upcoming';
 import { DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
+import { PAYOUT_EXAMPLES } from '../src/payouts/validation/examples';
 import { assertBooksAgree } from './balance-fixtures';
 import { describeEachEngine } from './harness';
 import { settledCardPayment, waitForStatus } from './fixtures';
@@ -42,6 +43,42 @@ describeEachEngine('balance', (service) => {
     await service().post(`/sandbox/disputes/${won.dispute_id}/close`, { outcome: 'WON' }, { token: m.token });
     await assertBooksAgree(service(), m);
     expect((await service().get('/balance/transactions?type=DISPUTE_REVERSAL', { token: m.token })).body.content).toHaveLength(2);
+  });
+
+  it('adds up after a partial capture, and after payouts paid and rejected', async () => {
+    const m = await service().merchant();
+    const held = await settledCardPayment(service(), m, { payment: { amount: '80.00', delay_capture: true } });
+    expect(held.details.general_info.transaction_status).toBe('PRE_AUTHORIZED');
+    expect((await assertBooksAgree(service(), m)).filter((b) => b.asset === 'BRL')).toEqual([]);
+    const captured = await service().post(`/checkout/${held.token}/capture`, { amount: 50 }, { token: m.token });
+    expect(captured.status, JSON.stringify(captured.body)).toBe(200);
+    await waitForStatus(service(), m, held.token, (s) => s === 'PAID');
+    const [brl] = await assertBooksAgree(service(), m);
+    const listed = await service().get('/balance/transactions?type=PAYMENT', { token: m.token });
+    expect(listed.body.content).toEqual([expect.objectContaining({ source_id: held.token, amount: 50 })]);
+    expect(Math.round((brl!.available + brl!.pending) * 100)).toBe(Math.round(listed.body.content[0].net * 100));
+
+    // A Colombian payout the sandbox bank pays, and one it rejects (an account ending in 0000): the paid one
+    // stays out of the balance, the rejected one comes back.
+    const item = (reference: string, account: string) => {
+      const copy = structuredClone(PAYOUT_EXAMPLES.find((e) => e.item.reference_id === 'co-cc-0001')!.item) as Record<string, unknown> & { required_CO: Record<string, unknown> };
+      return { ...copy, contract_id: m.payout_contract_id, reference_id: reference, required_CO: { ...copy.required_CO, account_number: account } };
+    };
+    const sent = await service().post('/payoutTransaction', { payoutTransactions: [item('po-paid', '12345678901'), item('po-rejected', '12345670000')] }, { token: m.token });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const [paid, rejected] = sent.body.payoutTransactionResponses.map((p: { tx_id: string }) => p.tx_id);
+    const final = async (txId: string) => {
+      await expect.poll(async () => (await service().get(`/payoutTransaction/${txId}`, { token: m.token })).body.status).not.toMatch(/^(CREATED|PROCESSING)$/);
+      return (await service().get(`/payoutTransaction/${txId}`, { token: m.token })).body.status;
+    };
+    expect(await final(paid)).toBe('PAID');
+    expect(await final(rejected)).toBe('REJECTED');
+    const [cop] = (await assertBooksAgree(service(), m)).filter((b) => b.asset === 'COP');
+    const payouts = (await service().get('/balance/transactions?type=PAYOUT&size=100', { token: m.token })).body.content as { source_id: string; net: number }[];
+    const net = (txId: string) => Math.round(payouts.filter((p) => p.source_id === txId).reduce((sum, p) => sum + p.net * 100, 0));
+    expect(net(paid)).toBeLessThan(0);
+    expect(net(rejected)).toBe(0);
+    expect(Math.round((cop!.available + cop!.pending + cop!.reserved) * 100)).toBe(net(paid));
   });
 
   it('counts a movement as pending until its day on the merchant clock, then available', async () => {
