@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merchantNow } from '../src/clock/merchant-clock';
 import { balanceDay } from '../src/ledger/ledger';
 import { addDays, nextBusinessDay } from '../src/rails/calendar';
 import { sweepSettlements } from '../src/settlements/sweep-settlements';
 import { settledCardPayment, waitForStatus } from './fixtures';
+import { accessibilityViolations, shot, signIn, startBrowser, type BrowserKit } from './browser-kit';
 import { startTestService, type TestMerchant, type TestService } from './harness';
 
 /**
@@ -18,48 +17,11 @@ import { startTestService, type TestMerchant, type TestService } from './harness
  * and AA rules on each view; screenshots go to test-artifacts/dashboard/ (docs/images/dashboard/ with
  * DASHBOARD_SCREENSHOTS=docs).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS =
-  process.env.DASHBOARD_SCREENSHOTS === 'docs' ? new URL('../../../docs/images/dashboard/', import.meta.url) : new URL('../../../test-artifacts/dashboard/', import.meta.url);
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let service: TestService;
-let browser: Browser;
-const problems: string[] = [];
-const contexts: BrowserContext[] = [];
+let kit: BrowserKit;
 
-async function open(viewport: { width: number; height: number }, locale: string, hash = ''): Promise<Page> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale });
-  contexts.push(context);
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy|integrity|Refused/i.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(`${service.baseUrl}/dashboard${hash}`);
-  return page;
-}
-
-async function signIn(page: Page, merchant: TestMerchant, signInLabel: RegExp): Promise<void> {
-  await page.getByLabel('API key').fill(merchant.api_key);
-  await page.getByLabel('API secret').fill(merchant.api_secret);
-  await page.getByRole('button', { name: signInLabel }).click();
-  await page.locator('header .merchant').waitFor();
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
-}
-
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
+const open = (viewport: { width: number; height: number }, locale: string, hash = ''): Promise<Page> => kit.open(`${service.baseUrl}/dashboard${hash}`, { viewport, locale });
 
 /** Whether a canvas has anything drawn on it. */
 function drawnPixels(page: Page, selector: string): Promise<number> {
@@ -88,18 +50,12 @@ async function paidPayment(merchant: TestMerchant, reference: string, amount: st
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
   service = await startTestService('pglite');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  kit = await startBrowser();
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
+  await kit?.close();
   await service?.close();
 });
 
@@ -158,7 +114,7 @@ describe('dashboard balance in chromium', () => {
     const api = await service.get('/balance', { token: merchant.token });
     expect(api.body.balances).toEqual([{ asset: 'BRL', available: 96.24, pending: 0, reserved: 0 }]);
     expect(await accessibilityViolations(page)).toEqual([]);
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 
   it('shows the balance in Portuguese on a 390 px phone without sideways scrolling, a dispute hold and its links, and in Spanish', async () => {
@@ -217,7 +173,7 @@ describe('dashboard balance in chromium', () => {
     await spanish.getByText('Ninguna cuenta registrada').waitFor();
     await spanish.getByRole('button', { name: 'Pausar las liquidaciones' }).waitFor();
     expect(await accessibilityViolations(spanish)).toEqual([]);
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 
   it('lists a settlement with its account masked, and pauses and resumes settlements after a confirmation', async () => {
@@ -273,6 +229,6 @@ describe('dashboard balance in chromium', () => {
     await section.getByText('Settlements resumed.').waitFor();
     expect((await service.get('/settlements/settings', { token: merchant.token })).body.paused).toBe(false);
     await section.getByRole('button', { name: 'Pause settlements' }).waitFor();
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 });

@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settledCardPayment } from './fixtures';
+import { accessibilityViolations, shot, signIn as signInAs, startBrowser, type BrowserKit } from './browser-kit';
 import { startTestService, type TestMerchant, type TestService } from './harness';
 
 /**
@@ -14,57 +13,21 @@ import { startTestService, type TestMerchant, type TestService } from './harness
  * sideways scrolling. axe-core checks the WCAG 2.1 A and AA rules on each view; screenshots go to
  * test-artifacts/dashboard/ (docs/images/dashboard/ with DASHBOARD_SCREENSHOTS=docs).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS =
-  process.env.DASHBOARD_SCREENSHOTS === 'docs' ? new URL('../../../docs/images/dashboard/', import.meta.url) : new URL('../../../test-artifacts/dashboard/', import.meta.url);
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** A one-page PDF, as small as a PDF gets. */
 const PDF = Buffer.from(
   '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
 );
 
 let service: TestService;
-let browser: Browser;
+let kit: BrowserKit;
 let merchant: TestMerchant;
-const problems: string[] = [];
-const contexts: BrowserContext[] = [];
 /** The dispute answered in under 48 hours and the one with a week left, opened in beforeAll. */
 let urgent: { id: string; reference: string };
 let fresh: { id: string; reference: string };
 
-async function open(viewport: { width: number; height: number }, locale: string, hash = ''): Promise<Page> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale });
-  contexts.push(context);
-  // A step that cannot happen fails with its own message, well within the test's time.
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy|integrity|Refused/i.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(`${service.baseUrl}/dashboard${hash}`);
-  return page;
-}
+const open = (viewport: { width: number; height: number }, locale: string, hash = ''): Promise<Page> => kit.open(`${service.baseUrl}/dashboard${hash}`, { viewport, locale });
 
-async function signIn(page: Page, signInLabel: RegExp): Promise<void> {
-  await page.getByLabel('API key').fill(merchant.api_key);
-  await page.getByLabel('API secret').fill(merchant.api_secret);
-  await page.getByRole('button', { name: signInLabel }).click();
-  await page.locator('header .merchant').waitFor();
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
-}
-
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
+const signIn = (page: Page, signInLabel: RegExp): Promise<void> => signInAs(page, merchant, signInLabel);
 
 /** Opens a dispute on a new paid card payment through the sandbox control of the API. */
 async function disputedPayment(reference: string): Promise<{ id: string; reference: string }> {
@@ -83,14 +46,9 @@ async function apiDispute(id: string) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
   service = await startTestService('pglite');
   merchant = await service.merchant('Loja Exemplo');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  kit = await startBrowser();
   // The sandbox's disputes give 7 days to answer: 5 days 20.5 hours later on the merchant's clock, the
   // first has 1 day 3.5 hours left; the second, opened then, has a week.
   urgent = await disputedPayment('pedido-disputa-1');
@@ -100,8 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
+  await kit?.close();
   await service?.close();
 });
 
@@ -190,7 +147,7 @@ describe('dashboard disputes in chromium', () => {
     await page.getByRole('heading', { name: `Payment ${urgent.reference}` }).waitFor();
     await page.getByRole('link', { name: urgent.id }).click();
     await page.getByRole('heading', { name: `Dispute ${urgent.reference}` }).waitFor();
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 
   it('shows the list in Portuguese on a 390 px phone without sideways scrolling, and a dispute in Spanish, accepted after a confirmation', async () => {
@@ -229,6 +186,6 @@ describe('dashboard disputes in chromium', () => {
     await spanish.locator('h1 .badge', { hasText: 'ACCEPTED' }).waitFor();
     expect((await apiDispute(fresh.id)).status).toBe('ACCEPTED');
     expect(await spanish.getByRole('button', { name: 'Aceptar la disputa' }).count()).toBe(0);
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settledCardPayment } from './fixtures';
+import { accessibilityViolations, shot, startBrowser, type BrowserKit } from './browser-kit';
 import { startTestService, type TestService } from './harness';
 
 /**
@@ -14,56 +14,26 @@ import { startTestService, type TestService } from './harness';
  * simulator's settlement report with a wrong amount and a line of no payment of Colibri's planted in it
  * through the page's form, sees both lines, resolves one with a note and the other with an adjustment of
  * the merchant's balance, and imports the same file again, which changes nothing. axe-core checks the
- * WCAG 2.1 A and AA rules; screenshots go to test-artifacts/dashboard/.
+ * WCAG 2.1 A and AA rules; screenshots go to test-artifacts/dashboard/ (docs/images/dashboard/ with
+ * DASHBOARD_SCREENSHOTS=docs).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = new URL('../../../test-artifacts/dashboard/', import.meta.url);
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let service: TestService;
-let browser: Browser;
+let kit: BrowserKit;
 let folder: string;
-const problems: string[] = [];
-const contexts: BrowserContext[] = [];
 
-async function open(locale: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1, locale });
-  contexts.push(context);
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy|integrity|Refused/i.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(`${service.baseUrl}/dashboard/operator`);
-  return page;
-}
-
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
+const open = (locale: string): Promise<Page> => kit.open(`${service.baseUrl}/dashboard/operator`, { locale });
 
 const withColumn = (line: string, index: number, value: string) => line.split(',').map((v, i) => (i === index ? value : v)).join(',');
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
   folder = mkdtempSync(join(tmpdir(), 'colibri-operator-'));
   service = await startTestService('pglite');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  kit = await startBrowser();
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
+  await kit?.close();
   await service?.close();
   rmSync(folder, { recursive: true, force: true });
 });
@@ -105,7 +75,7 @@ describe('the operator view of reconciliation in chromium', () => {
     expect((await amountRow.innerText()).replace(/\s+/g, ' ')).toContain('Amount differs');
     expect((await amountRow.innerText()).replace(/\s+/g, ' ')).toContain('R$100.50 R$100.00');
     expect(await accessibilityViolations(page)).toEqual([]);
-    await page.screenshot({ path: new URL('operator-run.png', SHOTS).pathname, fullPage: true });
+    await shot(page, 'operator-run');
 
     // The line of no one's: a note, no money moves.
     await table.locator('tr[data-reason="MISSING_IN_COLIBRI"]').getByRole('button', { name: 'Resolve' }).click();
@@ -147,7 +117,7 @@ describe('the operator view of reconciliation in chromium', () => {
     expect(new URL(page.url()).hash).toBe(`#/runs/${runId}?repeated=1`);
     const runs = await service.get('/admin/reconciliation/runs', { headers: { authorization: `Bearer ${service.ctx.adminToken}` } });
     expect(runs.body.totalElements).toBe(1);
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 
   it('speaks Portuguese, and forgets the token when the page is reloaded', async () => {
@@ -160,6 +130,6 @@ describe('the operator view of reconciliation in chromium', () => {
     await page.reload();
     await page.getByLabel('Token de administração').waitFor();
     expect(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie)).not.toContain(service.ctx.adminToken);
-    expect(problems).toEqual([]);
+    expect(kit.problems).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database';
+import type { ReconciliationLineColumns } from '../db/tables/reconciliation';
 import { exponentOf } from '../lib/currencies';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
@@ -139,33 +140,8 @@ const LINE_SELECT = sql.raw(`id, line_number, reason, status, record_type, psp_r
   modification_merchant_reference, resource_type, resource_id, currency, reported_amount_minor, expected_amount_minor, reported_fee_minor,
   expected_fee_minor, reported_net_minor, detail, occurred_at, expected_on::text as expected_on, resolved_at, resolved_by, resolution_note, adjustment_id`);
 
-interface LineRow {
-  id: string;
-  merchant_id: string | null;
-  line_number: number | null;
-  reason: string;
-  status: string;
-  record_type: string | null;
-  psp_reference: string | null;
-  merchant_reference: string | null;
-  modification_reference: string | null;
-  modification_merchant_reference: string | null;
-  resource_type: string | null;
-  resource_id: string | null;
-  currency: string | null;
-  reported_amount_minor: bigint | null;
-  expected_amount_minor: bigint | null;
-  reported_fee_minor: bigint | null;
-  expected_fee_minor: bigint | null;
-  reported_net_minor: bigint | null;
-  detail: string;
-  occurred_at: Date | null;
-  expected_on: string | null;
-  resolved_at: Date | null;
-  resolved_by: string | null;
-  resolution_note: string | null;
-  adjustment_id: string | null;
-}
+/** A line as LINE_SELECT reads it from either table: the merchant's id is null for an unattributed line. */
+type LineRow = Omit<Selectable<ReconciliationLineColumns>, 'run_id'> & { merchant_id: string | null };
 
 /**
  * The lines of a run that did not match, of both tables, in the report's order (operations missing at

@@ -27,16 +27,17 @@ export function go(path: string): void {
 }
 
 /**
- * Loads JSON whenever `path` changes; `reload` fetches it again (after an action).
+ * Loads JSON whenever `path` changes; `reload` fetches it again (after an action). `load` reads it: the
+ * dashboard's API by default (the operator view passes its admin API).
  * @example const [data, error, reload] = useJson('/payments?page=0');
  */
-export function useJson(path: string | null): [Json | undefined, string | undefined, () => void] {
+export function useJson(path: string | null, load: (path: string) => Promise<Json> = (p) => api('GET', p)): [Json | undefined, string | undefined, () => void] {
   const [state, setState] = useState<{ data?: Json; error?: string }>({});
   const [round, setRound] = useState(0);
   useEffect(() => {
     if (path === null) return;
     let live = true;
-    api('GET', path).then(
+    load(path).then(
       (data) => live && setState({ data }),
       (error: unknown) => live && setState({ error: error instanceof Error ? error.message : String(error) }),
     );

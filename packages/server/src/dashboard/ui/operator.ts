@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, query, type Json } from './api';
-import { Confirm, Facts, Loading, LocaleContext, money, Pager, StatusBadge, Table, useLocale, when } from './components';
+import { Confirm, Facts, Loading, LocaleContext, money, Pager, StatusBadge, Table, useJson, useLocale, when } from './components';
 import { initialLanguage, LANGUAGES, saveLanguage, type Language } from './i18n';
 import { OPERATOR_STRINGS, type OperatorStrings } from './operator-i18n';
 
@@ -40,21 +40,7 @@ async function adminRequest(method: string, path: string, body?: { json?: unknow
 
 const adminApi = async (method: string, path: string, body?: { json?: unknown; csv?: Blob }): Promise<Json> => (await adminRequest(method, path, body)).body;
 
-function useAdminJson(path: string): [Json | undefined, string | undefined, () => void] {
-  const [state, setState] = useState<{ data?: Json; error?: string }>({});
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    let live = true;
-    adminApi('GET', path).then(
-      (data) => live && setState({ data }),
-      (error: unknown) => live && setState({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [path, round]);
-  return [state.data, state.error, () => setRound((n) => n + 1)];
-}
+const useAdminJson = (path: string) => useJson(path, (p) => adminApi('GET', p));
 
 const useWords = (): OperatorStrings => OPERATOR_STRINGS[useLocale().lang];
 
