@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { merchantNow } from '../clock/merchant-clock';
 import { principalOf, type App, type AppContext } from '../context';
 import { disputeView, loadDispute } from '../disputes/dispute-record';
-import { addEvidenceFile, attachmentHeader, openEvidenceFile } from '../disputes/evidence-files';
+import { addEvidenceFile, downloadHeaders, openEvidenceFile } from '../disputes/evidence-files';
 import { listDisputes } from '../disputes/list-disputes';
 import { acceptDispute, addEvidenceText, submitDispute } from '../disputes/respond';
 import { closeSandboxDispute, openSandboxDispute } from '../disputes/sandbox-disputes';
@@ -87,12 +87,7 @@ export async function registerDashboardDisputes(scope: App, ctx: AppContext, api
     { schema: { params: Type.Object({ dispute_id: Type.String({ maxLength: 64 }), file_id: Type.String({ maxLength: 64 }) }) } },
     async (request, reply) => {
       const { file, stream } = await openEvidenceFile(ctx.db, principalOf(request).merchantId, request.params.dispute_id, request.params.file_id);
-      return reply
-        .type(file.content_type)
-        .header('content-length', String(file.size_bytes))
-        .header('content-disposition', attachmentHeader(file.filename))
-        .header('x-content-type-options', 'nosniff')
-        .send(stream);
+      return reply.headers(downloadHeaders(file)).send(stream);
     },
   );
 

@@ -278,6 +278,21 @@ async function* chunksOf(db: Db, merchantId: string, fileId: string): AsyncGener
 }
 
 /**
+ * The headers of an evidence file's download, the same for the API and the dashboard: its type as its
+ * content showed, its size, an attachment (never shown inline), no type sniffing and no caching.
+ * @example return reply.headers(downloadHeaders(file)).send(stream);
+ */
+export function downloadHeaders(file: DisputeFileRow): Record<string, string> {
+  return {
+    'content-type': file.content_type,
+    'content-length': String(file.size_bytes),
+    'content-disposition': attachmentHeader(file.filename),
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'private, no-store',
+  };
+}
+
+/**
  * A `Content-Disposition: attachment` header for a stored name: an ASCII `filename` for old clients
  * and the exact name in `filename*` (RFC 6266, RFC 8187).
  * @example attachmentHeader('recibo de março.pdf') // attachment; filename="recibo de mar_o.pdf"; filename*=UTF-8''recibo%20de%20mar%C3%A7o.pdf

@@ -7,7 +7,7 @@ import { errorResponses } from '../http/schema-kit';
 import { validatorCompiler } from '../http/validation';
 import { disputeView, loadDispute } from './dispute-record';
 import { EVIDENCE_FILE_MAX_BYTES, EVIDENCE_TEXT_FIELDS, EVIDENCE_TEXT_MAX } from './evidence-fields';
-import { addEvidenceFile, attachmentHeader, EVIDENCE_CONTENT_TYPES, openEvidenceFile } from './evidence-files';
+import { addEvidenceFile, downloadHeaders, EVIDENCE_CONTENT_TYPES, openEvidenceFile } from './evidence-files';
 import { listDisputes } from './list-disputes';
 import { acceptDispute, addEvidenceText, submitDispute } from './respond';
 import { DisputeListQuery, DisputePage, DisputeParams, DisputeResponse, EvidenceFileForm, EvidenceFileParams, EvidenceTextBody } from './schemas';
@@ -106,12 +106,7 @@ export async function registerDisputeRoutes(app: App, ctx: AppContext): Promise<
     },
     async (request, reply) => {
       const { file, stream } = await openEvidenceFile(ctx.db, principalOf(request).merchantId, request.params.dispute_id, request.params.file_id);
-      return reply
-        .type(file.content_type)
-        .header('content-length', String(file.size_bytes))
-        .header('content-disposition', attachmentHeader(file.filename))
-        .header('cache-control', 'private, no-store')
-        .send(stream);
+      return reply.headers(downloadHeaders(file)).send(stream);
     },
   );
 
