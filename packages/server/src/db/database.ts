@@ -38,7 +38,17 @@ const INT8_OID = 20;
 
 const pools = new WeakMap<Db, ResilientPool>();
 const sources = new WeakMap<Db, ConnectionSource>();
-const readRoutings = new WeakMap<Db, { routing: ReadRouting | undefined; primary: ResilientPool; replica: ResilientPool | undefined; retries: { count: number } }>();
+/** A PostgreSQL handle's pools and counters. */
+export interface DatabaseRouting {
+  readonly routing: ReadRouting | undefined;
+  readonly primary: ResilientPool;
+  readonly replica: ResilientPool | undefined;
+  /** Statements run again by `db`'s pool and by `readDb`'s (db/read-routing.ts RetryingPool). */
+  readonly retries: { count: number };
+  readonly readRetries: { count: number };
+}
+
+const readRoutings = new WeakMap<Db, DatabaseRouting>();
 
 /**
  * The connection pool behind a PostgreSQL handle's `db` (the primary), for the rare caller that needs
@@ -60,7 +70,7 @@ export function postgresConnections(db: Db): ConnectionSource | undefined {
 }
 
 /** The pools and counters of a PostgreSQL handle, for the metrics (metrics/database-metrics.ts) and tests. */
-export function databaseRouting(db: Db) {
+export function databaseRouting(db: Db): DatabaseRouting | undefined {
   return readRoutings.get(db);
 }
 
@@ -127,11 +137,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     const routing = replica ? new ReadRouting(replica, primary, { maxLagSeconds: settings.readMaxLagSeconds ?? 0 }) : undefined;
     const writes = new RetryingPool(primary);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: writes as unknown as pg.Pool }) });
-    const readDb = routing ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: new RetryingPool(routing) as unknown as pg.Pool }) }) : db;
+    const reads = routing ? new RetryingPool(routing) : undefined;
+    const readDb = reads ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: reads as unknown as pg.Pool }) }) : db;
     pools.set(db, primary);
     sources.set(db, primary);
     if (routing) sources.set(readDb, routing);
-    const shared = { routing, primary, replica, retries: writes.retried };
+    const shared: DatabaseRouting = { routing, primary, replica, retries: writes.retried, readRetries: reads?.retried ?? { count: 0 } };
     readRoutings.set(db, shared);
     readRoutings.set(readDb, shared);
     return {
