@@ -180,16 +180,23 @@ function openPool(url: string, role: 'primary' | 'replica', poolSize: number | u
     requireWritable: role === 'primary',
     Client: PreparingClient as unknown as new () => pg.ClientBase,
     connectionString: url,
-    // A startup parameter: no statement of its own. PGOPTIONS, read by pg only when no options are
-    // given, still applies after it (an operator's diagnostics, or another plan cache mode).
-    options: [`-c plan_cache_mode=${PLAN_CACHE_MODE}`, process.env.PGOPTIONS].filter(Boolean).join(' '),
+    // Startup parameters: no statement of their own. PGOPTIONS, read by pg only when no options are
+    // given, still applies after them (an operator's diagnostics, or another plan cache mode). The
+    // timeouts travel in `options` too, which PgBouncer is told to ignore (docs/scaling.md), rather than
+    // as parameters of their own, which it would refuse.
+    options: [
+      `-c plan_cache_mode=${PLAN_CACHE_MODE}`,
+      settings.statementTimeoutMs ? `-c statement_timeout=${settings.statementTimeoutMs}` : undefined,
+      settings.idleInTransactionTimeoutMs ? `-c idle_in_transaction_session_timeout=${settings.idleInTransactionTimeoutMs}` : undefined,
+      process.env.PGOPTIONS,
+    ]
+      .filter(Boolean)
+      .join(' '),
     max: poolSize ?? 10,
     // While PostgreSQL is down, a request waits at most this long for a connection, then answers 503.
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    ...(settings.statementTimeoutMs ? { statement_timeout: settings.statementTimeoutMs } : {}),
-    ...(settings.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs } : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
