@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { registersBoletos, type BankBoleto, type BoletoBankConnector } from '../connectors/boleto/boleto-connector';
 import { buildRemessa, type RemessaEntry } from '../connectors/boleto/remessa';
@@ -8,7 +8,7 @@ import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import type { PaymentRow } from '../payments/payment-record';
 import { brasiliaDate } from './boleto-term';
-import { importRetornos } from './boleto-retornos';
+import { boletoReference, importRetornos, sha256 } from './boleto-retornos';
 
 /**
  * Boletos registered with a bank through CNAB 240 files (connectors/boleto/), in Colibri's terms:
@@ -31,10 +31,6 @@ export async function boletoBankFor(ctx: Pick<AppContext, 'connectors'>, merchan
     if (error instanceof ApiError) return null;
     throw error;
   }
-}
-
-export function boletoReference(paymentToken: string): string {
-  return `${paymentToken}:boleto`;
 }
 
 /** How long after its payable time a bank boleto's payment stays open, for the bank's return of a last-day payment to arrive. */
@@ -162,10 +158,6 @@ async function writeRemessa(ctx: AppContext, bank: BoletoBankConnector): Promise
     if (/boleto_bank_files_sequence_idx|duplicate key|unique/i.test((error as Error).message)) return null;
     throw error;
   }
-}
-
-export function sha256(content: string): string {
-  return createHash('sha256').update(content, 'latin1').digest('hex');
 }
 
 /** HHMMSS in Brasília (UTC−3 all year). */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { merchantNow } from '../clock/merchant-clock';
 import { RETURN_MOVEMENTS, translateRejection } from '../connectors/boleto/boleto-codes';
 import type { BoletoBankConnector } from '../connectors/boleto/boleto-connector';
@@ -10,7 +10,6 @@ import type { Db } from '../db/database';
 import type { BoletoFindingsTable, BoletoRegistrationsTable } from '../db/tables/boleto-bank';
 import { changeStatus, lockPayment } from '../payments/payment-record';
 import { declined, failed } from '../processor/outcome-codes';
-import { boletoReference, sha256 } from './boleto-bank';
 import { startOfBrasiliaDay } from './boleto-term';
 import { lockCheckout } from './checkout-record';
 import { syncCheckout } from './sync-checkout';
@@ -33,6 +32,15 @@ import { syncCheckout } from './sync-checkout';
  *   know, is a finding too.
  * The moved files go to the inbox's `processed/` folder.
  */
+
+/** A boleto's reference in the connector's books. */
+export function boletoReference(paymentToken: string): string {
+  return `${paymentToken}:boleto`;
+}
+
+export function sha256(content: string): string {
+  return createHash('sha256').update(content, 'latin1').digest('hex');
+}
 
 type Registration = Pick<BoletoRegistrationsTable, 'merchant_id' | 'payment_token' | 'connector' | 'nosso_numero' | 'status' | 'amount_minor'>;
 
