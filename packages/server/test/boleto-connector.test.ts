@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepBoletoFiles } from '../src/checkout/boleto-bank';
+import { pixTxid, reconcilePixCharges } from '../src/checkout/pix-charges';
 import { brasiliaDate } from '../src/checkout/boleto-term';
 import { loadConfig } from '../src/config';
 import { RETURN_MOVEMENTS, REJECTION_REASONS, translateRejection } from '../src/connectors/boleto/boleto-codes';
@@ -14,6 +15,8 @@ import { planConnectors } from '../src/connectors/plan';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
 import { parseBoleto } from '../src/rails/boleto';
 import { CnabBankFake } from './fakes/cnab-bank-fake';
+import { PixPspFake } from './fakes/pix-psp-fake';
+import { createTestCa, pemFolder } from './fakes/test-pki';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
@@ -345,6 +348,65 @@ for (const engine of ENGINES) {
       await sweep();
       expect(existsSync(join(root, 'outbox', latest.name))).toBe(true);
       expect((await service.ctx.db.selectFrom('boleto_bank_files').select('status').where('id', '=', latest.id).executeTakeFirstOrThrow()).status).toBe('WRITTEN');
+    });
+  });
+}
+
+for (const engine of ENGINES) {
+  describe(`the hybrid boleto: a PIX charge beside the bank's boleto [${engine}]`, () => {
+    let service: TestService;
+    let root: string;
+    let bank: CnabBankFake;
+    let psp: PixPspFake;
+    let folder: ReturnType<typeof pemFolder>;
+
+    beforeAll(async () => {
+      const pspCa = createTestCa('Test PSP CA');
+      const client = pspCa.issue('colibri', 'client');
+      folder = pemFolder();
+      const files = { cert: folder.write('client.crt', client.cert), key: folder.write('client.key', client.key), ca: folder.write('psp-ca.crt', pspCa.cert) };
+      psp = await new PixPspFake({ server: pspCa.issue('127.0.0.1', 'server'), clientCa: pspCa.cert }).start();
+      root = newFolders();
+      bank = new CnabBankFake(join(root, 'outbox'), join(root, 'inbox'));
+      service = await startTestService(engine, {
+        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...psp.env(files) },
+      });
+    });
+    afterAll(async () => {
+      await service?.close();
+      await psp?.stop();
+      folder?.remove();
+      if (root) rmSync(root, { recursive: true, force: true });
+    });
+
+    it('shows the PIX code with the boleto; paid by PIX, the boleto is written off at the bank', async () => {
+      const m = await service.merchant('Loja Verde');
+      const generated = await service.post('/checkout/generate', { contractId: m.contract_id, amount: '25.00', asset: 'BRL', method: 'BOLETO', referenceId: `order-${Date.now()}`, expiresIn: 900 }, { token: m.token });
+      expect(generated.status, JSON.stringify(generated.body)).toBe(200);
+      const token = generated.body.payment.payment_token as string;
+      const cob = psp.cobs.get(pixTxid(token))!;
+      expect(cob.body).toMatchObject({ valor: { original: '25.00' } });
+      expect(generated.body.payment).toMatchObject({ boleto: { digitable_line: expect.any(String) }, pix: { br_code: expect.stringContaining(cob.location.replace(/^https:\/\//, '')) } });
+      const page = await service.get(`/pay/${generated.body.checkout_id}`);
+      expect(page.text).toContain('data-view="boleto-pix"');
+      expect(page.text).toContain(generated.body.payment.boleto.digitable_line.slice(0, 5));
+
+      await sweepBoletoFiles(service.ctx, { force: true });
+      const registration = await service.ctx.db.selectFrom('boleto_registrations').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
+      expect(bank.collect().flatMap((r) => r.registered)).toContain(registration.nosso_numero);
+
+      psp.pay(pixTxid(token));
+      await reconcilePixCharges(service.ctx, { olderThanMs: 0 });
+      expect(await service.ctx.db.selectFrom('payments').select('status').where('payment_token', '=', token).executeTakeFirstOrThrow()).toMatchObject({ status: 'PAID' });
+      await sweepBoletoFiles(service.ctx, { force: true });
+      const [writeOff] = bank.collect();
+      expect(writeOff?.writeOffs).toEqual([registration.nosso_numero]);
+      expect(bank.problems).toEqual([]);
+      // The bank confirms the write-off; the payment stays PAID.
+      bank.drop(bank.retornoContent([{ movement: '09', nossoNumero: registration.nosso_numero, reasons: ['10'] }]));
+      await sweepBoletoFiles(service.ctx, { force: true });
+      expect(await service.ctx.db.selectFrom('payments').select('status').where('payment_token', '=', token).executeTakeFirstOrThrow()).toMatchObject({ status: 'PAID' });
+      expect(psp.received.every((r) => r.problems.length === 0)).toBe(true);
     });
   });
 }

@@ -102,7 +102,13 @@ async function flushWriting(db: Db, bank: BoletoBankConnector): Promise<void> {
  */
 async function writeRemessa(ctx: AppContext, bank: BoletoBankConnector): Promise<string | null> {
   const b = bank.settings.beneficiary;
-  // Registered boletos whose payment closed otherwise are to be written off.
+  // A boleto whose payment closed before its registration was sent is never sent; registered ones
+  // whose payment closed otherwise are to be written off.
+  await sql`
+    update boleto_registrations as r set status = 'WRITTEN_OFF', updated_at = now()
+    from payments as p
+    where p.payment_token = r.payment_token and p.merchant_id = r.merchant_id
+      and r.status = 'PENDING' and r.bank_code = ${b.bankCode} and p.status <> 'CREATED'`.execute(ctx.db);
   await sql`
     update boleto_registrations as r set write_off = 'PENDING', updated_at = now()
     from payments as p
