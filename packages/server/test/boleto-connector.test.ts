@@ -262,6 +262,15 @@ for (const engine of ENGINES) {
       const findings = await findingsOf(b.token);
       expect(findings).toHaveLength(1);
       expect(findings[0]).toMatchObject({ kind: 'PAID_TWICE', amount_minor: 3000n, detail: expect.stringContaining('moved no money') });
+      // The operator reads it, and marks it resolved once the payer has the money back.
+      const admin = { headers: { authorization: `Bearer ${service.ctx.adminToken}` } };
+      const open = await service.get('/admin/boleto-findings', admin);
+      const listed = open.body.findings.find((f: { payment_token: string }) => f.payment_token === b.token);
+      expect(listed).toMatchObject({ kind: 'PAID_TWICE', amount: '30.00', nosso_numero: b.nossoNumero, resolved_at: null });
+      expect((await service.post(`/admin/boleto-findings/${listed.finding_id}/resolve`, undefined, admin)).body).toMatchObject({ resolved_at: expect.any(String) });
+      const again = await service.post(`/admin/boleto-findings/${listed.finding_id}/resolve`, undefined, admin);
+      expect(again.status).toBe(409);
+      expect(again.body.errors[0].code).toBe('12.02.0002');
       // One capture journal: the money moved once.
       const journals = await service.ctx.db.selectFrom('ledger_entries').select('journal_id').distinct().where('resource_id', '=', b.token).execute();
       expect(journals).toHaveLength(1);
@@ -280,6 +289,13 @@ for (const engine of ENGINES) {
       const refused = await service.ctx.db.selectFrom('boleto_bank_files').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
       expect(refused).toMatchObject({ status: 'REFUSED', refusal: { line: 4, field: 'segment U.paid (positions 78-92)', reason: expect.stringContaining('not numeric') } });
       expect(await paymentOf(b.token)).toMatchObject({ status: 'CREATED' });
+      const admin = { headers: { authorization: `Bearer ${service.ctx.adminToken}` } };
+      const listedFiles = await service.get('/admin/boleto-files?direction=RETORNO&status=REFUSED', admin);
+      expect(listedFiles.body.files.find((f: { name: string }) => f.name === name)).toMatchObject({ file_id: refused.id, refusal: { line: 4, field: 'segment U.paid (positions 78-92)' } });
+      expect((await service.get(`/admin/boleto-files/${refused.id}`, admin)).body.content).toBe(refused.content);
+      const missing = await service.get('/admin/boleto-files/00000000-0000-4000-8000-000000000000', admin);
+      expect(missing.status).toBe(404);
+      expect(missing.body.errors[0].code).toBe('12.01.0001');
       expect(await service.ctx.db.selectFrom('boleto_returns').select('file_id').where('file_id', '=', refused.id).execute()).toEqual([]);
       // A short line is refused too, by its line.
       const short = good.slice(0, -2).split('\r\n');
