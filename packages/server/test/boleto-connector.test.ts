@@ -355,6 +355,27 @@ for (const engine of ENGINES) {
       expect((await findingsOf(b.token)).map((f) => f.kind)).toEqual(['PAID_AFTER_CLOSE']);
     });
 
+    it("keeps a boleto refund's bank-account fields, and fails it NOT_SUPPORTED: a collection agreement pays nothing out", async () => {
+      const b = await boleto('90.00');
+      await sweep();
+      bank.collect();
+      bank.drop(bank.retornoContent([bank.payment(b.nossoNumero, { on: today })]));
+      await sweep();
+      expect(await paymentOf(b.token)).toMatchObject({ status: 'PAID' });
+      const requested = await service.post('/refund', { payment_token: b.token, amount: 90, type: 'CHECKING', bank_number: '341', agency_number: '1234', agency_check_digit: '5', account_number: '123456', account_check_digit: '7' }, { token: merchant.token });
+      expect(requested.status, JSON.stringify(requested.body)).toBe(200);
+      const deadline = Date.now() + 10_000;
+      let refund;
+      for (;;) {
+        refund = (await service.get(`/refund/${requested.body.refund_id}`, { token: merchant.token })).body;
+        if (refund.refund_status !== 'PROCESSING' || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(refund).toMatchObject({ refund_status: 'FAILED' });
+      expect(JSON.stringify(refund)).toContain('NOT_SUPPORTED');
+      expect(await paymentOf(b.token)).toMatchObject({ status: 'PAID' });
+    });
+
     it('writes a remessa again after a crash between storing it and writing it into the outbox', async () => {
       await boleto('80.00');
       await sweep();
