@@ -303,6 +303,10 @@ for (const engine of ENGINES) {
       const shortName = bank.drop(`${short.join('\r\n')}\r\n`);
       await sweep();
       expect((await service.ctx.db.selectFrom('boleto_bank_files').select('refusal').where('name', '=', shortName).executeTakeFirstOrThrow()).refusal).toMatchObject({ line: 3, field: 'line' });
+      // Another agreement's return is not this connector's to apply.
+      const foreign = bank.drop(bank.retornoContent([bank.payment(b.nossoNumero, { on: today })], { agreement: '7654321' }));
+      await sweep();
+      expect((await service.ctx.db.selectFrom('boleto_bank_files').select('refusal').where('name', '=', foreign).executeTakeFirstOrThrow()).refusal).toMatchObject({ line: 1, field: 'file header.agreement (positions 33-52)' });
       // The well-formed file still applies afterwards.
       bank.drop(good);
       await sweep();

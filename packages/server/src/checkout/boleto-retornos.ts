@@ -80,7 +80,10 @@ export async function importRetorno(ctx: AppContext, bank: BoletoBankConnector, 
     if (!(error instanceof CnabFileError)) throw error;
     refusal = error;
   }
-  if (retorno) {
+  const agreement = bank.settings.beneficiary.agreement.padStart(9, '0');
+  if (retorno && !retorno.agreement.startsWith(agreement)) {
+    refusal = new CnabFileError(1, 'file header.agreement (positions 33-52)', `is ${JSON.stringify(retorno.agreement)}; this connector's agreement is ${bank.settings.beneficiary.agreement}`);
+  } else if (retorno) {
     const earlier = await ctx.db.selectFrom('boleto_bank_files').select(['name']).where('direction', '=', 'RETORNO').where('bank_code', '=', bankCode).where('sequence', '=', retorno.sequence).where('status', '=', 'PROCESSED').executeTakeFirst();
     if (earlier) refusal = new CnabFileError(1, 'file header.file_sequence (positions 158-163)', `sequence ${retorno.sequence} was already imported from ${earlier.name} with another content`);
   }

@@ -150,10 +150,10 @@ export class CnabBankFake {
   }
 
   /** A retorno's content: file header, one batch of T and U pairs, trailers; its own sequence unless given. */
-  retornoContent(occurrences: readonly FakeOccurrence[], options: { sequence?: number; on?: string } = {}): string {
+  retornoContent(occurrences: readonly FakeOccurrence[], options: { sequence?: number; on?: string; agreement?: string } = {}): string {
     const sequence = options.sequence ?? ++this.returnSequence;
     const on = ddmmyyyy(options.on ?? new Date().toISOString().slice(0, 10));
-    const b = this.bank;
+    const b = { ...this.bank, agreement: options.agreement ?? this.bank.agreement };
     const account = `${b.agency}0${b.account}5 `;
     const agreement = a(`${n(b.agreement, 9)}001417019`, 20);
     const lines = [

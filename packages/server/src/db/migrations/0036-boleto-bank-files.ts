@@ -59,6 +59,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create index boleto_registrations_nosso_numero_idx on boleto_registrations (bank_code, nosso_numero)`.execute(db);
   await sql`create index boleto_registrations_pending_idx on boleto_registrations (created_at) where status = 'PENDING' or write_off = 'PENDING'`.execute(db);
+  // The registered boletos still open at the bank, whose payment may close without it (to write off).
+  await sql`create index boleto_registrations_open_idx on boleto_registrations (bank_code) where status in ('SENT', 'REGISTERED') and write_off is null`.execute(db);
   await sql`
     create table boleto_returns (
       merchant_id uuid not null references merchants (id),
