@@ -380,6 +380,17 @@ for (const engine of ENGINES) {
       expect(await paymentOf(b.token)).toMatchObject({ status: 'PAID' });
     });
 
+    it('sends each registration once and imports a file once when two processes sweep at the same time', async () => {
+      const boletos = await Promise.all([boleto('15.00'), boleto('16.00'), boleto('17.00')]);
+      await Promise.all([sweep(), sweep(), sweep()]);
+      const sent = bank.collect().flatMap((r) => r.registered);
+      for (const b of boletos) expect(sent.filter((n) => n === b.nossoNumero)).toHaveLength(1);
+      bank.drop(bank.retornoContent([bank.payment(boletos[0]!.nossoNumero, { on: today })]));
+      const results = await Promise.all([sweep(), sweep()]);
+      expect(results.reduce((n, r) => n + r.imported, 0)).toBe(1);
+      expect(await historyOf(boletos[0]!.token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
+    });
+
     it('writes a remessa again after a crash between storing it and writing it into the outbox', async () => {
       await boleto('80.00');
       await sweep();

@@ -111,8 +111,13 @@ export class BoletoBankConnector implements Connector {
     const files: InboxFile[] = [];
     for (const name of names) {
       const path = join(this.settings.inbox, name);
-      if (!statSync(path).isFile()) continue;
-      files.push({ name, content: readFileSync(path, 'latin1') });
+      try {
+        if (!statSync(path).isFile()) continue;
+        files.push({ name, content: readFileSync(path, 'latin1') });
+      } catch (error) {
+        // Another process imported and moved it meanwhile.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     }
     return files;
   }
