@@ -263,7 +263,7 @@ export const BANKS: Readonly<Record<string, BankProfile>> = {
     fileLayoutVersion: '083',
     batchLayoutVersion: '042',
     overrides: {
-      // Banco do Brasil leaves the agency/account digit blank and uses the file header's reserved areas for nothing.
+      // Banco do Brasil leaves the agency/account digit of segment P blank and its contract number zero.
       P: { agency_account_digit: { fixed: ' ' }, contract: { fixed: '0000000000' } },
     },
   },
