@@ -106,7 +106,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       done(null, payload);
     });
 
-    registerPage(scope);
+    registerPage(scope, ctx);
 
     const sessionView = (session: DashboardSession, merchant: { id: string; name: string }) => ({
       merchant,
@@ -272,17 +272,19 @@ function reportCatalogue() {
 }
 
 /** The page and its two assets: public, since they hold no data; the data comes from the API above. */
-function registerPage(scope: App): void {
+function registerPage(scope: App, ctx: AppContext): void {
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const assets = await loadDashboardAssets();
     const accepted = request.headers['accept-language'] ?? '';
     const lang = /^pt\b/i.test(accepted) ? 'pt-BR' : /^es\b/i.test(accepted) ? 'es' : 'en';
+    // Signed out, the page carries the sign-in form itself, so what is typed before the script loads stays.
+    const signedOut = (await resumeSession(ctx.db, request.cookies[SESSION_COOKIE])) === null;
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', DASHBOARD_CSP)
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
-      .send(renderShell(assets, lang));
+      .send(renderShell(assets, lang, signedOut));
   };
   scope.get('/dashboard', { config: { dashboardOpen: true } }, page);
   scope.get('/dashboard/', { config: { dashboardOpen: true } }, page);
