@@ -43,7 +43,7 @@ const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
  * request, and the connection prepares it (db/prepared-statements.ts).
  */
 const DETAILS_SQL = `
-select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address,
+select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address, p.ip_country,
   p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
   p.captured_minor, p.refunded_minor, p.fx_rate, p.fx_rate_date, p.error_code, p.error_description, p.expires_at,
   p.end_to_end_id, p.subscription_id, p.created_at, ${STAMP_SQL} as stamp,
@@ -75,6 +75,7 @@ type DetailsRow = Pick<
   | 'status'
   | 'person_id'
   | 'ip_address'
+  | 'ip_country'
   | 'original_amount_minor'
   | 'original_currency'
   | 'amount_minor'
@@ -226,8 +227,8 @@ function presentDetails(payment: DetailsRow) {
       payer_name: payment.person_name,
       customer_contact: payment.person_email,
       order_ip: payment.ip_address,
-      // Deriving a country from an address needs a geolocation database, which Colibri does not ship.
-      order_ip_country: null,
+      // Looked up when the payment was created (lib/ip-country.ts); null for a private or unknown address.
+      order_ip_country: payment.ip_country,
     },
     payment_info: {
       order_method: payment.method,

@@ -90,7 +90,7 @@ export const TransactionDetailsResponse = Type.Object(
       payer_name: OrNull(),
       customer_contact: OrNull(),
       order_ip: OrNull(),
-      order_ip_country: OrNull('always null: Colibri ships no geolocation database'),
+      order_ip_country: OrNull('ISO country of order_ip; null for a private, loopback or unknown address'),
     }),
     payment_info: Type.Object({
       order_method: Type.String(),

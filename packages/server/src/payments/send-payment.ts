@@ -5,6 +5,7 @@ import type { Db } from '../db/database';
 import { computeFees, type AppliedFee } from '../fees/fee-plan';
 import type { FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
+import { ipCountries } from '../lib/ip-country';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 import { authorization, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
 import { sendPaymentStatements } from './hot-path';
@@ -152,6 +153,7 @@ export async function sendPayment(
       softDescriptor: input.payment.soft_descriptor ?? null,
       extraData: input.extra_data,
       ipAddress: input.ip_address ?? null,
+      ipCountry: ipCountries(ctx.config.geoipDatabase).countryOf(input.ip_address),
       notificationUrl: input.notification_url ?? null,
       authentication: input.authentication,
       subscriptionId: null,
