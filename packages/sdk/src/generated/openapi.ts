@@ -1906,7 +1906,7 @@ export interface components {
                 payer_name: string | null;
                 customer_contact: string | null;
                 order_ip: string | null;
-                /** @description always null: Colibri ships no geolocation database */
+                /** @description ISO country of order_ip; null for a private, loopback or unknown address */
                 order_ip_country: string | null;
             };
             payment_info: {
@@ -1949,6 +1949,15 @@ export interface components {
             };
             other_info: {
                 dispute_id: string | null;
+                /** @description beyond the spec: what the payment's 3DS data says (docs/3ds.md); null without 3DS data */
+                three_ds: {
+                    eci: string;
+                    version: string;
+                    outcome: "AUTHENTICATED" | "ATTEMPTED" | "NOT_AUTHENTICATED";
+                    /** @description true when the issuer authenticated the cardholder (fraud chargebacks are then the issuer's) */
+                    liability_shift: boolean;
+                    note: string;
+                } | null;
             };
             transaction_history: {
                 /** @enum {string} */

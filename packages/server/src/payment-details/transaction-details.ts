@@ -1,3 +1,4 @@
+import { ECI_NOTES, eciOutcome } from '../processor/eci';
 import fastJson from 'fast-json-stringify';
 import { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -43,7 +44,7 @@ const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
  * request, and the connection prepares it (db/prepared-statements.ts).
  */
 const DETAILS_SQL = `
-select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address, p.ip_country,
+select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address, p.ip_country, p.authentication,
   p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
   p.captured_minor, p.refunded_minor, p.fx_rate, p.fx_rate_date, p.error_code, p.error_description, p.expires_at,
   p.end_to_end_id, p.subscription_id, p.created_at, ${STAMP_SQL} as stamp,
@@ -76,6 +77,7 @@ type DetailsRow = Pick<
   | 'person_id'
   | 'ip_address'
   | 'ip_country'
+  | 'authentication'
   | 'original_amount_minor'
   | 'original_currency'
   | 'amount_minor'
@@ -202,6 +204,19 @@ function notFound(): ApiError {
   return new ApiError('NOT_FOUND', 'payment_token: payment not found.');
 }
 
+/**
+ * What the payment's 3DS data says (its ECI, version and what the ECI means for the liability of a
+ * fraud chargeback, processor/eci.ts), or null for a payment without 3DS data. No CAVV is kept.
+ */
+function threeDsView(stored: unknown) {
+  const auth = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
+  if (!auth || typeof auth !== 'object') return null;
+  const { eci, version } = auth as { eci?: unknown; version?: unknown };
+  if (typeof eci !== 'string' || typeof version !== 'string') return null;
+  const outcome = eciOutcome(eci) ?? 'NOT_AUTHENTICATED';
+  return { eci, version, outcome, liability_shift: outcome === 'AUTHENTICATED', note: ECI_NOTES[outcome] };
+}
+
 function presentDetails(payment: DetailsRow) {
   const exponent = exponentOf(payment.currency);
   const money = (minor: bigint) => toJsonNumber(minor, exponent);
@@ -270,7 +285,7 @@ function presentDetails(payment: DetailsRow) {
       })),
     },
     // The payment's latest dispute, open or closed (GET /disputes/<dispute_id>).
-    other_info: { dispute_id: payment.dispute?.dispute_id ?? null },
+    other_info: { dispute_id: payment.dispute?.dispute_id ?? null, three_ds: threeDsView(payment.authentication) },
     transaction_history: payment.history.map((h) => ({ status: h.status, timestamp: formatDateTime(new Date(Number(h.at_ms))) })),
     // Beyond the spec's groups: the payment's refunds, oldest first (docs/refunds.md), as GET /refund/<id> shows them.
     refunds: payment.refunds.map((r) =>

@@ -122,7 +122,22 @@ export const TransactionDetailsResponse = Type.Object(
         }),
       ),
     }),
-    other_info: Type.Object({ dispute_id: OrNull() }),
+    other_info: Type.Object({
+      dispute_id: OrNull(),
+      three_ds: Type.Union(
+        [
+          Type.Object({
+            eci: Type.String(),
+            version: Type.String(),
+            outcome: Type.Union([Type.Literal('AUTHENTICATED'), Type.Literal('ATTEMPTED'), Type.Literal('NOT_AUTHENTICATED')]),
+            liability_shift: Type.Boolean({ description: 'true when the issuer authenticated the cardholder (fraud chargebacks are then the issuer\'s)' }),
+            note: Type.String(),
+          }),
+          Type.Null(),
+        ],
+        { description: "beyond the spec: what the payment's 3DS data says (docs/3ds.md); null without 3DS data" },
+      ),
+    }),
     transaction_history: Type.Array(Type.Object({ status: StatusEnum(PAYMENT_STATUSES), timestamp: Type.String({ description: 'yyyy-MM-dd HH:mm:ss (UTC)' }) })),
     refunds: Type.Array(
       Type.Object({
