@@ -93,6 +93,11 @@ export const ERRORS = define({
     status: 400,
     description: "authentication: 3DS data of another 3DS server is not well formed (an ECI the card's scheme defines, the CAVV as base64 of 20 bytes, version 2.1.0, 2.2.0 or 2.3.1, dstrans_id a UUID); the description names the field.",
   },
+  INSTALLMENTS_BEYOND_PLAN: {
+    code: '00.04.0017',
+    status: 400,
+    description: "payment.installments: more installments than the merchant's installment plan offers; the description names the most it offers (GET /installments lists the options).",
+  },
   AUTHENTICATION_REUSED: { code: '00.04.0016', status: 400, description: 'authentication.dstrans_id: this authentication already paid a payment of this merchant; each authentication pays once.' },
 
   // 00.05 — lookups

@@ -44,7 +44,7 @@ const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
  * request, and the connection prepares it (db/prepared-statements.ts).
  */
 const DETAILS_SQL = `
-select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address, p.ip_country, p.authentication,
+select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address, p.ip_country, p.authentication, p.installments,
   p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
   p.captured_minor, p.refunded_minor, p.fx_rate, p.fx_rate_date, p.error_code, p.error_description, p.expires_at,
   p.end_to_end_id, p.subscription_id, p.created_at, ${STAMP_SQL} as stamp,
@@ -78,6 +78,7 @@ type DetailsRow = Pick<
   | 'ip_address'
   | 'ip_country'
   | 'authentication'
+  | 'installments'
   | 'original_amount_minor'
   | 'original_currency'
   | 'amount_minor'
@@ -264,6 +265,8 @@ function presentDetails(payment: DetailsRow) {
       expiration_date: payment.expires_at ? formatDateTime(payment.expires_at) : null,
       end_to_end_id: payment.end_to_end_id,
       subscription_id: payment.subscription_id,
+      // Beyond the spec: the number of installments (1 for none); their interest is the INSTALLMENT_INTEREST customer fee.
+      installments: Math.max(1, payment.installments),
       // DISPUTED while a dispute of the payment waits for a response or a ruling (docs/disputes.md).
       flags: payment.dispute && OPEN_DISPUTE_STATUSES.includes(payment.dispute.status as never) ? ['DISPUTED'] : [],
     },

@@ -107,6 +107,7 @@ export const TransactionDetailsResponse = Type.Object(
       expiration_date: OrNull('yyyy-MM-dd HH:mm:ss (UTC)'),
       end_to_end_id: OrNull(),
       subscription_id: OrNull(),
+      installments: Type.Integer({ description: 'beyond the spec: the number of installments (1 for none); their interest is the INSTALLMENT_INTEREST customer fee' }),
       flags: Type.Array(Type.String()),
     }),
     fee_info: Type.Object({
