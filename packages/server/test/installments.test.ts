@@ -4,6 +4,7 @@ import { installmentLabel, installmentOptions, legacyOptions, type InstallmentPl
 import { CARD_FORM, generate } from './checkout-fixtures';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { describeEachEngine, type TestMerchant } from './harness';
+import { authRequest, CARDS } from './three-ds-fixtures';
 
 /**
  * Installment plans (fees/installments.ts, docs/fees.md): options and amounts against values computed
@@ -138,5 +139,17 @@ describeEachEngine('installment plans', (service) => {
     const beyond = await service().post(`/pay/${session.checkout_id}/card`, { ...CARD_FORM, installments: 11 });
     expect(beyond.status).toBe(400);
     expect(beyond.body.errors[0].code).toBe('00.04.0017');
+  });
+
+  it('has the 3DS server, which the browser library calls, refuse installments beyond the plan before authenticating', async () => {
+    const m = await service().merchant();
+    await withPlan(m, { ...PLAN, max_installments: 6 });
+    const ask = (installments: number) =>
+      service().post('/3ds/authentications', { contractId: m.contract_id, env: 'SANDBOX', ...authRequest(CARDS.frictionless, { paymentMethod: { ...authRequest(CARDS.frictionless).paymentMethod, installments } }) });
+    const beyond = await ask(7);
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.errors).toEqual([{ code: '00.04.0017', description: "paymentMethod.installments: this merchant's plan offers at most 6 installments." }]);
+    expect(await service().ctx.db.selectFrom('three_ds_authentications').select('id').where('merchant_id', '=', m.merchant_id).execute()).toEqual([]);
+    expect((await ask(6)).body.status).toBe('SUCCESS');
   });
 });
