@@ -56,6 +56,7 @@ describe('installment options', () => {
     expect(pick(installmentOptions(PLAN, 100_000n, 'MASTER'), 12)).toEqual([9_743n, 9_741n, 116_914n, 16_914n, 0n, false]);
     expect(installmentLabel(installmentOptions(PLAN, 10_200n)[2]!, 'BRL')).toBe('3x de R$ 34,00 sem juros');
     expect(installmentLabel(visa[9]!, 'BRL')).toBe('10x de R$ 111,27 com juros');
+    expect(installmentLabel(visa[0]!, 'BRL')).toBe('1x de R$ 1.000,00');
   });
 
   it('add up to the total for every amount and count', () => {

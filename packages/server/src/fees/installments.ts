@@ -123,13 +123,13 @@ export function legacyOptions(installmentInterestPpm: number, amountMinor: bigin
 
 /**
  * How an option is shown to the buyer, in Brazilian Portuguese as card checkouts word it:
- * "3x de R$ 34,00 sem juros", "10x de R$ 111,27 com juros" ("à vista" for one installment).
+ * "3x de R$ 34,00 sem juros", "10x de R$ 111,27 com juros" ("1x de R$ 102,00" for one installment).
  * @example installmentLabel(option, 'BRL') // '3x de R$ 34,00 sem juros'
  */
 export function installmentLabel(option: InstallmentOption, currency: string): string {
   const money = (minor: bigint) =>
     new Intl.NumberFormat('pt-BR', { style: 'currency', currency, minimumFractionDigits: 2 }).format(Number(minor) / 100).replace(/\u00a0/g, ' ');
-  if (option.installments === 1) return `1x de ${money(option.totalMinor)} à vista`;
+  if (option.installments === 1) return `1x de ${money(option.totalMinor)}`;
   return `${option.installments}x de ${money(option.installmentMinor)} ${option.interestFree ? 'sem juros' : 'com juros'}`;
 }
 
