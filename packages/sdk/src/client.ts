@@ -184,6 +184,13 @@ export class Colibri {
     details: async (paymentToken: string): Promise<Schemas['TransactionDetails']> =>
       unwrap(await this.api.GET('/transactionDetails/{payment_token}', { params: { path: { payment_token: paymentToken } } })),
     /**
+     * The installment options of the merchant's plan for a price (and a card's first digits, for its
+     * scheme's rates), as sendPayment charges them.
+     * @example const { options } = await colibri.payments.installments({ amount: '102.00', asset: 'BRL', card_bin: '411111' });
+     */
+    installments: async (query: { amount: Amount; asset: string; card_bin?: string }): Promise<DataOf<'listInstallmentOptions'>> =>
+      unwrap(await this.api.GET('/installments', { params: { query: { ...query, amount: String(query.amount) } } })),
+    /**
      * Polls transaction details until the payment leaves PROCESSING (or CREATED), for scripts and tests;
      * a server should rather wait for the callback.
      */

@@ -53,6 +53,10 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     const details = await colibri.payments.waitForOutcome(payment.payment_token);
     expect(details.general_info.transaction_status).toBe('PAID');
     expect(details.payment_info.order_amount).toBe(25.5);
+    // The default plan: 12 interest-free installments; 25.50 / 3 = 8.50.
+    const installments = await colibri.payments.installments({ amount: 25.5, asset: 'BRL', card_bin: '411111' });
+    expect(installments.card_scheme).toBe('VISA');
+    expect(installments.options[2]).toMatchObject({ installments: 3, installment_amount: 8.5, total_amount: 25.5, interest_free: true });
 
     // The refund's amount is a JSON number in the spec; the caller gives a decimal string.
     const refund = await colibri.refunds.create({ payment_token: payment.payment_token, amount: '5.25' });

@@ -1,3 +1,4 @@
+import { ipCountries } from './lib/ip-country';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -66,6 +67,8 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
  * await app.listen({ port: 0 });
  */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
+  // The IP country database is read at start, so a configured file that is not one stops the start.
+  ipCountries(ctx.config.geoipDatabase);
   const app = Fastify({
     ...(options.logger === undefined
       ? { logger: loggerOptions(ctx.config.logLevel) }

@@ -35,6 +35,11 @@ export interface Config {
    */
   readonly publicBaseUrl: string | undefined;
   /**
+   * `COLIBRI_GEOIP_DATABASE`: a MaxMind-format (MMDB) country database that gives `order_ip_country`,
+   * in place of the one Colibri ships (lib/ip-country.ts). Absent: the bundled database.
+   */
+  readonly geoipDatabase: string | undefined;
+  /**
    * Fastify's `trustProxy` (COLIBRI_TRUST_PROXY): which proxies' X-Forwarded-For, -Proto and -Host are
    * believed, so that request.ip and request.protocol are the client's behind a load balancer. false
    * (the default) believes none: a client could otherwise choose its own address for rate limits.
@@ -261,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     logFormat: logFormat === 'pretty' ? 'pretty' : 'json',
     publicBaseUrl: parsePublicBaseUrl(read),
+    geoipDatabase: env.COLIBRI_GEOIP_DATABASE?.trim() ? resolve(env.COLIBRI_GEOIP_DATABASE.trim()) : undefined,
     trustProxy: parseTrustProxy(read),
     shutdownTimeoutMs: read.integer('COLIBRI_SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
     bodyLimitBytes: read.integer('COLIBRI_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),

@@ -124,7 +124,8 @@ for (const engine of ENGINES) {
     it('authorises a debit card with its 3DS data and captures at once', async () => {
       const m = await service.merchant();
       const ids = await customerWithCard(service, m, '5555555555554444');
-      const authentication = { cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', eci: '05', version: '2.2.0', dstrans_id: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' };
+      // A Mastercard: 02 is its ECI for an authenticated cardholder.
+      const authentication = { cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', eci: '02', version: '2.2.0', dstrans_id: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' };
       const sent = await service.post('/checkout/sendPayment', paymentBody(m, ids, { payment: { method: 'DEBITCARD' }, authentication }), { token: m.token });
       expect(sent.status, JSON.stringify(sent.body)).toBe(200);
       const details = await waitForStatus(service, m, sent.body.payment_token, settled);
@@ -133,9 +134,17 @@ for (const engine of ENGINES) {
       expect(request.body).toMatchObject({
         captureDelayHours: 0,
         paymentMethod: { fundingSource: 'debit', type: 'scheme' },
-        mpiData: { cavv: authentication.cavv, eci: '05', dsTransID: authentication.dstrans_id, threeDSVersion: '2.2.0', authenticationResponse: 'Y', directoryResponse: 'Y' },
+        mpiData: { cavv: authentication.cavv, eci: '02', dsTransID: authentication.dstrans_id, threeDSVersion: '2.2.0', authenticationResponse: 'Y', directoryResponse: 'Y' },
       });
       expect(request.problems).toEqual([]);
+
+      // An attempt (ECI 01 for Mastercard) travels as transStatus A.
+      const attempted = { ...authentication, eci: '01', dstrans_id: 'a8d9f0e1-2b3c-4d5e-8f70-8192a3b4c5d6' };
+      const second = await service.post('/checkout/sendPayment', paymentBody(m, ids, { payment: { method: 'DEBITCARD' }, authentication: attempted }), { token: m.token });
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      await waitForStatus(service, m, second.body.payment_token, settled);
+      const attemptRequest = fake.received.find((r) => r.body.reference === `${second.body.payment_token}:authorize`)!;
+      expect(attemptRequest.body.mpiData).toMatchObject({ eci: '01', authenticationResponse: 'A', directoryResponse: 'A' });
     });
 
     it('translates every refusal reason into its documented Colibri code', async () => {

@@ -96,6 +96,10 @@ describe('hosted checkout page in chromium', () => {
     await page.getByLabel('Validade (MM/AA)').fill('12/35');
     await page.getByLabel('CVV').fill('123');
     await page.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
+    // The merchant's plan (the default: 12, interest-free) as the buyer reads it; 100.00 / 3 = 33.33 (the last takes 33.34).
+    const offered = await page.getByLabel('Parcelas').locator('option').allTextContents();
+    expect(offered).toHaveLength(12);
+    expect(offered[2]!.replace(/\u00a0/g, ' ')).toBe('3x de R$ 33,33 sem juros');
     await page.getByLabel('Parcelas').selectOption('3');
     await shot(page, 'multi-card-form');
     await page.getByRole('button', { name: /^Pagar/ }).click();

@@ -60,6 +60,8 @@ describeEachEngine('hosted checkout API', (service) => {
       asset: 'BRL',
       expires_at: single.body.expires_at,
       payments: [payment],
+      // A PIX session offers no installments.
+      installment_options: [],
       refresh_token: expect.any(String),
     });
     // A single card method's attempt starts at generation too: its payment waits CREATED for the card.

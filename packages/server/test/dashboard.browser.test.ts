@@ -358,4 +358,51 @@ describe('merchant dashboard in chromium', () => {
     expect((await widths()).scroll).toBeLessThanOrEqual(390);
     expect(problems).toEqual([]);
   });
+
+  it('keeps what was typed into the sign-in form before the script loaded, and the field keeps the focus', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(error.message));
+    // The script is held back until the fields have been typed into, as on a slow connection.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let scriptAsked = false;
+    await page.route(/\/dashboard\/assets\/dashboard\.[0-9a-f]+\.js$/, async (route) => {
+      scriptAsked = true;
+      await released;
+      await route.continue();
+    });
+    // A deferred script holds DOMContentLoaded back, so the wait is only for the page's first bytes.
+    await page.goto(`${service.baseUrl}/dashboard`, { waitUntil: 'commit' });
+    await expect.poll(() => scriptAsked).toBe(true);
+    // The page's own form, before any script: its button waits for the script.
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign in' }).isDisabled()).toBe(true);
+    await page.getByLabel('API key').pressSequentially(merchant.api_key);
+    const half = Math.floor(merchant.api_secret.length / 2);
+    await page.getByLabel('API secret').pressSequentially(merchant.api_secret.slice(0, half));
+    expect(await page.evaluate(() => document.querySelector('header select'))).toBeNull();
+
+    release();
+    // The script has taken over when the language picker appears; the fields still hold what was typed.
+    await page.locator('header select').waitFor();
+    expect(await page.getByLabel('API key').inputValue()).toBe(merchant.api_key);
+    expect(await page.getByLabel('API secret').inputValue()).toBe(merchant.api_secret.slice(0, half));
+    // The secret field still has the focus: the rest of the secret goes on where the typing stopped.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('api-secret');
+    await page.keyboard.type(merchant.api_secret.slice(half));
+    await page.keyboard.press('Enter');
+    await page.locator('header .merchant').waitFor();
+
+    // Signed out again, the form starts empty: the early values are not kept in memory.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    expect(await page.getByLabel('API secret').inputValue()).toBe('');
+    // Reloaded while signed in, the page sends no form (the script shows the session at once).
+    await signIn(page, /^Sign in$/);
+    const shell = await (await fetch(`${service.baseUrl}/dashboard`, { headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } })).text();
+    expect(shell).toContain('<div id="app"></div>');
+    expect(problems).toEqual([]);
+  });
 });

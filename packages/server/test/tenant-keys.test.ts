@@ -29,6 +29,7 @@ const TENANT = [
   'dispute_notices',
   'disputes',
   'events',
+  'external_authentications',
   'fee_plans',
   'ledger_entries',
   'merchant_connectors',

@@ -158,7 +158,7 @@ describeEachEngine('3DS authentication status changes', (service) => {
     const presented = { cavv: service().ctx.secretBox.decrypt(row.cavv_key_id ?? '', row.cavv_ciphertext ?? ''), eci: row.eci ?? '', version: row.version ?? '', dstrans_id: row.dstrans_id ?? '' };
     const payment = { merchantId: m.merchant_id, cardId: row.card_id ?? '', amountMinor: row.amount_minor, currency: row.currency, now: new Date(row.created_at.getTime() + 1000) };
     const claim = await claimAuthentication(service().ctx, presented, payment);
-    if (!claim) throw new Error('expected a claim of the authentication Colibri issued');
+    if ('external' in claim) throw new Error('expected a claim of the authentication Colibri issued');
     expect(await reread(service(), row.id)).toMatchObject({ status: 'USED', used_at: payment.now, cavv_ciphertext: null });
     // While claimed, a second payment with the same data is told it already paid.
     await expect(claimAuthentication(service().ctx, presented, payment)).rejects.toThrow(/already paid/);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 import { settled, VALID_CPF, waitForStatus } from './fixtures';
 import { authRequest, CARDS, payBody, tokenOf } from './three-ds-fixtures';
@@ -221,6 +222,23 @@ for (const engine of ENGINES) {
       const disabled = await pay(authRequest(CARDS.approved, { billingAddress: undefined, disableAddress: true }));
       expect(disabled.result.status).toBe('SUCCESS');
       await settlesPaid(disabled.result);
+    });
+
+    it("hands installments beyond the merchant's plan to onError with the code and the field, before any authentication", async () => {
+      const admin = { headers: { authorization: `Bearer ${service.ctx.adminToken}` } };
+      const plan = { ...DEFAULT_FEE_PLAN, installment_plan: { max_installments: 6, merchant_funded: 3, monthly_rate_ppm: 19_900, merchant_fee_ppm_per_installment: 0 } };
+      expect((await service.request('PUT', `/admin/merchants/${merchant.merchant_id}/fee-plan`, plan, admin)).status).toBe(200);
+      try {
+        const request = authRequest(CARDS.frictionless);
+        const { result, events } = await pay({ ...request, paymentMethod: { ...request.paymentMethod, installments: 7 } });
+        expect(result.status).toBe('ERROR');
+        expect(result.error).toMatchObject({ code: '00.04.0017', fields: [{ field: 'paymentMethod.installments', message: "this merchant's plan offers at most 6 installments." }] });
+        expect(events).toEqual([{ name: 'onError', data: result.error }]);
+        const six = await pay({ ...request, paymentMethod: { ...request.paymentMethod, installments: 6 } });
+        expect(six.result.status).toBe('SUCCESS');
+      } finally {
+        await service.request('PUT', `/admin/merchants/${merchant.merchant_id}/fee-plan`, DEFAULT_FEE_PLAN, admin);
+      }
     });
   });
 }

@@ -217,7 +217,7 @@ describeEachEngine('3DS API', (service) => {
       expect(response.status, JSON.stringify(b)).toBe(400);
       expect(response.body.errors).toEqual([{ code: '00.04.0014', description: expect.stringMatching(new RegExp(`^authentication\\.${field}: `)) }]);
     };
-    await refusal(body({ authentication: { ...issued, dstrans_id: '2f1e8a52-5d3a-4c8e-9f51-0a7b3c9d1e22' } }), 'dstrans_id');
+    // (Another dstrans_id is another 3DS server's data, with its own rules: three-ds-external.test.ts.)
     await refusal(body({ authentication: { ...issued, cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=' } }), 'cavv');
     await refusal(body({ authentication: { ...issued, eci: '07' } }), 'eci');
     await refusal(body({ payment: { amount: '1.00', method: 'DEBITCARD', asset: 'BRL', installments: 1 } }), 'dstrans_id');

@@ -500,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/installments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Installment options for a price
+         * @description The installment options of the merchant's plan for a price (and a card's BIN, for its scheme's rates): each installment, the last one, the total and the interest, as sendPayment charges them.
+         */
+        get: operations["listInstallmentOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/sendPayment": {
         parameters: {
             query?: never;
@@ -1986,7 +2006,7 @@ export interface components {
                 payer_name: string | null;
                 customer_contact: string | null;
                 order_ip: string | null;
-                /** @description always null: Colibri ships no geolocation database */
+                /** @description ISO country of order_ip; null for a private, loopback or unknown address */
                 order_ip_country: string | null;
             };
             payment_info: {
@@ -2008,6 +2028,8 @@ export interface components {
                 expiration_date: string | null;
                 end_to_end_id: string | null;
                 subscription_id: string | null;
+                /** @description beyond the spec: the number of installments (1 for none); their interest is the INSTALLMENT_INTEREST customer fee */
+                installments: number;
                 flags: string[];
             };
             fee_info: {
@@ -2029,6 +2051,15 @@ export interface components {
             };
             other_info: {
                 dispute_id: string | null;
+                /** @description beyond the spec: what the payment's 3DS data says (docs/3ds.md); null without 3DS data */
+                three_ds: {
+                    eci: string;
+                    version: string;
+                    outcome: "AUTHENTICATED" | "ATTEMPTED" | "NOT_AUTHENTICATED";
+                    /** @description true when the issuer authenticated the cardholder (fraud chargebacks are then the issuer's) */
+                    liability_shift: boolean;
+                    note: string;
+                } | null;
             };
             transaction_history: {
                 /** @enum {string} */
@@ -2134,6 +2165,23 @@ export interface components {
             asset: string;
             expires_at: string;
             payments: components["schemas"]["CheckoutPayment"][];
+            /** @description a card session's installment options, as its page shows them (the merchant's plan, plan-wide rates); empty without CREDITCARD */
+            installment_options: {
+                installments: number;
+                /** @description each installment but the last */
+                installment_amount: number;
+                /** @description the last installment: the total less the others (the remainder of the rounding) */
+                last_installment_amount: number;
+                /** @description what the buyer pays in all */
+                total_amount: number;
+                /** @description the buyer's interest (the INSTALLMENT_INTEREST customer fee) */
+                interest_amount: number;
+                interest_free: boolean;
+                /** @description the buyer's monthly rate in percent ("1.99"); "0.00" when interest-free */
+                monthly_rate: string;
+                /** @description as the buyer is shown it: "3x de R$ 34,00 sem juros" */
+                label: string;
+            }[];
             refresh_token: string;
         };
         /** RefundCreated */
@@ -3266,8 +3314,27 @@ export interface operations {
                         /** @description fixed part in minor units of the amount currency */
                         fixed_minor: number;
                     }[];
-                    /** @description customer interest per installment beyond the first */
+                    /** @description customer interest per installment beyond the first (used when the plan has no installment_plan) */
                     installment_interest_ppm: number;
+                    installment_plan?: {
+                        /** @description the most installments a card payment may take */
+                        max_installments: number;
+                        /** @description up to this many installments the buyer pays no interest (the merchant funds them); 1: none */
+                        merchant_funded: number;
+                        /** @description the buyer's monthly rate beyond merchant_funded, parts per million (19900 = 1.99% a month) */
+                        monthly_rate_ppm: number;
+                        /** @description merchant fee per merchant-funded installment beyond the first, parts per million of the amount */
+                        merchant_fee_ppm_per_installment: number;
+                        /** @description per card scheme: its own rates, in place of the plan-wide ones */
+                        schemes?: {
+                            [key: string]: {
+                                /** @description the buyer's monthly rate for this scheme, parts per million (19900 = 1.99% a month) */
+                                monthly_rate_ppm: number;
+                                /** @description this scheme's merchant fee per merchant-funded installment beyond the first */
+                                merchant_fee_ppm_per_installment?: number;
+                            };
+                        };
+                    };
                     payouts: {
                         /** @enum {string} */
                         type: "SERVICE_FEE" | "TAXES_FEE";
@@ -3351,8 +3418,27 @@ export interface operations {
                             /** @description fixed part in minor units of the amount currency */
                             fixed_minor: number;
                         }[];
-                        /** @description customer interest per installment beyond the first */
+                        /** @description customer interest per installment beyond the first (used when the plan has no installment_plan) */
                         installment_interest_ppm: number;
+                        installment_plan?: {
+                            /** @description the most installments a card payment may take */
+                            max_installments: number;
+                            /** @description up to this many installments the buyer pays no interest (the merchant funds them); 1: none */
+                            merchant_funded: number;
+                            /** @description the buyer's monthly rate beyond merchant_funded, parts per million (19900 = 1.99% a month) */
+                            monthly_rate_ppm: number;
+                            /** @description merchant fee per merchant-funded installment beyond the first, parts per million of the amount */
+                            merchant_fee_ppm_per_installment: number;
+                            /** @description per card scheme: its own rates, in place of the plan-wide ones */
+                            schemes?: {
+                                [key: string]: {
+                                    /** @description the buyer's monthly rate for this scheme, parts per million (19900 = 1.99% a month) */
+                                    monthly_rate_ppm: number;
+                                    /** @description this scheme's merchant fee per merchant-funded installment beyond the first */
+                                    merchant_fee_ppm_per_installment?: number;
+                                };
+                            };
+                        };
                         payouts: {
                             /** @enum {string} */
                             type: "SERVICE_FEE" | "TAXES_FEE";
@@ -4460,6 +4546,75 @@ export interface operations {
             };
             /** @description Not found (or another merchant's) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listInstallmentOptions: {
+        parameters: {
+            query: {
+                /** @description the price, a decimal number such as "102.00" */
+                amount: string;
+                /** @description its currency; converted into BRL as sendPayment does */
+                asset: string;
+                /** @description the card's first 6 to 8 digits, for its scheme's rates */
+                card_bin?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the amount in BRL, after conversion */
+                        amount: number;
+                        currency: string;
+                        /** @description the scheme of card_bin, whose rates apply; null without one */
+                        card_scheme: string | null;
+                        max_installments: number;
+                        options: {
+                            installments: number;
+                            /** @description each installment but the last */
+                            installment_amount: number;
+                            /** @description the last installment: the total less the others (the remainder of the rounding) */
+                            last_installment_amount: number;
+                            /** @description what the buyer pays in all */
+                            total_amount: number;
+                            /** @description the buyer's interest (the INSTALLMENT_INTEREST customer fee) */
+                            interest_amount: number;
+                            interest_free: boolean;
+                            /** @description the buyer's monthly rate in percent ("1.99"); "0.00" when interest-free */
+                            monthly_rate: string;
+                            /** @description as the buyer is shown it: "3x de R$ 34,00 sem juros" */
+                            label: string;
+                        }[];
+                        refresh_token?: string;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

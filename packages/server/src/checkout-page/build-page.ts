@@ -1,3 +1,4 @@
+import { loadFeePlan, planOptions } from '../fees/fee-plan';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { CheckoutRow } from '../checkout/checkout-record';
@@ -105,7 +106,8 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
       view = { kind: 'picpay', deepLink: link, qrSvg: await QRCode.toString(codes.qr_payload ?? link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }), secondsLeft: paymentSecondsLeft };
     }
   } else if (wantsCard || (!multi && isCardMethod(session.methods[0] ?? ''))) {
-    view = { kind: 'card', method: cardMethod, failedBefore };
+    // The merchant's installment options on what the session charges (plan-wide rates: the card is not typed yet).
+    view = { kind: 'card', method: cardMethod, failedBefore, installments: planOptions(await loadFeePlan(ctx.db, session.merchant_id), session.amount_minor) };
   } else {
     view = { kind: 'choose', failedBefore };
   }

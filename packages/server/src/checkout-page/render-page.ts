@@ -1,3 +1,4 @@
+import type { InstallmentOption } from '../fees/installments';
 import type { CheckoutRow } from '../checkout/checkout-record';
 import type { CheckoutMethod } from '../checkout/states';
 import { pageAssets } from './assets';
@@ -7,7 +8,7 @@ import { formatMoney, LANGS, LANGUAGE_NAMES, messages, type Lang, type Messages 
 export type PageView =
   | { kind: 'final'; outcome: 'PAID' | 'CANCELED' | 'EXPIRED' | 'ERROR'; redirectUrl: string | null }
   | { kind: 'choose'; failedBefore: boolean }
-  | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean }
+  | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean; installments: readonly InstallmentOption[] }
   | { kind: 'processing' }
   | { kind: 'pix'; brCode: string; qrSvg: string; secondsLeft: number }
   | { kind: 'boleto'; digitableLine: string; formattedLine: string; barcode: string; barcodeSvg: string; dueDate: string; compensating: boolean; pix?: { brCode: string; qrSvg: string } | null }
@@ -213,16 +214,21 @@ ${otherMethod}
 ${otherMethod}
 </section>`;
     case 'card':
-      return renderCardForm(model, t, view.method, view.failedBefore, otherMethod);
+      return renderCardForm(model, t, view, otherMethod);
   }
 }
 
-function renderCardForm(model: PageModel, t: Messages, method: 'CREDITCARD' | 'DEBITCARD', failedBefore: boolean, otherMethod: string): string {
-  const options = Array.from({ length: 12 }, (_, i) => {
-    const n = BigInt(i + 1);
-    const each = formatMoney(model.chargeMinor / n, model.lang, model.currency);
-    return `<option value="${i + 1}">${e(t.installmentOption.replace('{n}', String(i + 1)).replace('{amount}', each))}</option>`;
-  }).join('');
+function renderCardForm(model: PageModel, t: Messages, view: Extract<PageView, { kind: 'card' }>, otherMethod: string): string {
+  const { method, failedBefore } = view;
+  // The merchant's installment plan (fees/installments.ts): "3x de R$ 34,00 sem juros", "10x de R$ 111,27 com juros".
+  const options = view.installments
+    .map((o) => {
+      const each = formatMoney(o.installments === 1 ? o.totalMinor : o.installmentMinor, model.lang, model.currency);
+      const base = t.installmentOption.replace('{n}', String(o.installments)).replace('{amount}', each);
+      const label = o.installments === 1 ? base : `${base} ${o.interestFree ? t.installmentInterestFree : t.installmentWithInterest}`;
+      return `<option value="${o.installments}">${e(label)}</option>`;
+    })
+    .join('');
   const debit = method === 'DEBITCARD';
   // A debit card pays at once (no installments) and authenticates with 3DS; its phone is what the
   // issuer sends the one-time code to.

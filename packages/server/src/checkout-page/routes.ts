@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { merchantNow } from '../clock/merchant-clock';
@@ -177,8 +178,14 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const { session, payment } = await payWithCard(ctx, request.params.checkout_id, request.body);
+      const { session, payment } = await payWithCard(ctx, request.params.checkout_id, request.body, { ipAddress: clientAddress(request.ip) });
       return { payment_token: payment.payment_token, status: session.status, transaction_status: payment.status };
     },
   );
+}
+
+/** The client's address as the payer's: an IPv4 address a dual-stack socket reports as `::ffff:a.b.c.d` is written plainly. */
+function clientAddress(ip: string): string | undefined {
+  const plain = ip.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  return isIP(plain) === 0 ? undefined : plain;
 }

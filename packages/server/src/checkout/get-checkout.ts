@@ -1,5 +1,7 @@
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
+import { loadFeePlan, planOptions } from '../fees/fee-plan';
+import { installmentOptionView } from '../payments/installments-route';
 import { toJsonNumber } from '../lib/money';
 import { formatDateTime } from '../lib/time-format';
 import { exponentOf } from '../lib/currencies';
@@ -30,6 +32,9 @@ export async function loadCheckout(ctx: Pick<AppContext, 'db'>, checkoutId: stri
 export async function getCheckout(ctx: AppContext, merchantId: string, checkoutId: string) {
   const session = await loadCheckout(ctx, checkoutId, merchantId);
   const payments = await checkoutPaymentViews(ctx.db, session);
+  // A card session offers the merchant's installment options on what the session charges (plan-wide rates: no card yet).
+  const card = (session.methods as CheckoutMethod[]).includes('CREDITCARD');
+  const installmentOptions = card ? planOptions(await loadFeePlan(ctx.db, merchantId), session.amount_minor).map((o) => installmentOptionView(o, session.currency)) : [];
   return {
     checkout_id: session.checkout_id,
     status: session.status as CheckoutStatus,
@@ -41,5 +46,6 @@ export async function getCheckout(ctx: AppContext, merchantId: string, checkoutI
     asset: session.original_currency,
     expires_at: formatDateTime(session.expires_at),
     payments,
+    installment_options: installmentOptions,
   };
 }

@@ -26,9 +26,9 @@ import { syncCheckout } from './sync-checkout';
  *    never be charged again; with saveCard it stays ACTIVE for the merchant's later sendPayment.
  * A failure in step 3 releases the claim and answers the vault's error, so the customer can correct
  * the card and submit again.
- * @example const { payment } = await payWithCard(ctx, checkoutId, body);
+ * @example const { payment } = await payWithCard(ctx, checkoutId, body, { ipAddress: request.ip });
  */
-export async function payWithCard(ctx: AppContext, checkoutId: string, input: CardAttemptInput): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+export async function payWithCard(ctx: AppContext, checkoutId: string, input: CardAttemptInput, client: { ipAddress?: string | undefined } = {}): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
   const merchantId = seen.merchant_id;
@@ -60,6 +60,8 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
       ...(seen.notification_url ? { notification_url: seen.notification_url } : {}),
       public_person_id: personId,
       public_card_id: card.cardId,
+      // The page's client address (behind the trusted proxies, COLIBRI_TRUST_PROXY) is the payer's: its country is looked up.
+      ...(client.ipAddress ? { ip_address: client.ipAddress } : {}),
       payment: {
         amount: formatAmount(seen.original_amount_minor, exponentOf(seen.original_currency)),
         method: 'CREDITCARD',

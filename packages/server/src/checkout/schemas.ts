@@ -1,3 +1,4 @@
+import { InstallmentOptionView } from '../payments/installments-route';
 import { Type, type Static } from 'typebox';
 import { StatusEnum, StringEnum } from '../http/schema-kit';
 import { PAYMENT_STATUSES } from '../payments/states';
@@ -81,6 +82,7 @@ export const CheckoutResponse = Type.Object({
   asset: Type.String(),
   expires_at: Type.String(),
   payments: Type.Array(CheckoutPayment),
+  installment_options: Type.Array(InstallmentOptionView, { description: "a card session's installment options, as its page shows them (the merchant's plan, plan-wide rates); empty without CREDITCARD" }),
   refresh_token: Type.String(),
 }, { title: 'Checkout' });
 

@@ -4,6 +4,7 @@ import type * as Esbuild from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { BUILT_SCRIPT, BUILT_STYLE, bundleDashboardUi } from '../../scripts/dashboard-ui.js';
 import { loadClientBundle } from '../three-ds/client-bundle';
+import { LANGUAGES } from './ui/i18n';
 
 /** One served file: its content-addressed path, body, type and Subresource Integrity hash. */
 export interface DashboardAsset {
@@ -106,9 +107,42 @@ const SHELL_WORDS: Record<ShellLanguage, { title: string; noScript: string }> = 
   es: { title: 'Panel Colibri', noScript: 'El panel necesita JavaScript.' },
 };
 
-/** The HTML shell: no inline script or style; the bundle renders everything into `#app`. */
-export function renderShell(assets: DashboardAssets, lang: ShellLanguage): string {
+/** Text safe inside HTML text and double-quoted attributes. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * The sign-in form as the script renders it (ui/main.ts SignIn), sent in the page itself when the
+ * request carries no live session. Someone who types, or a password manager that fills the fields,
+ * before the script has loaded types into this form; the script reads the fields' values (and which
+ * one had the focus) before it renders its own form in their place, so nothing typed is lost. The
+ * button stays disabled until the script takes over, so pressing Enter early submits nothing.
+ */
+function signInForm(lang: ShellLanguage): string {
+  const t = LANGUAGES[lang];
+  return `<header class="top"><span class="brand">Colibri</span></header>
+<main class="sign-in">
+<form class="card" method="post" action="/dashboard" aria-labelledby="sign-in-title">
+<h1 id="sign-in-title">${escapeHtml(t.signInTitle)}</h1>
+<p class="muted">${escapeHtml(t.signInHelp)}</p>
+<label for="api-key">${escapeHtml(t.apiKey)}</label>
+<input id="api-key" name="apiKey" autocomplete="username" required maxlength="200" spellcheck="false">
+<label for="api-secret">${escapeHtml(t.apiSecret)}</label>
+<input id="api-secret" name="apiSecret" type="password" autocomplete="current-password" required maxlength="200">
+<button type="submit" class="primary" disabled>${escapeHtml(t.signIn)}</button>
+</form>
+</main>`;
+}
+
+/**
+ * The HTML shell: no inline script or style; the bundle renders everything into `#app`. Signed out
+ * (`signedOut`), `#app` already holds the sign-in form and says so (`data-signed-out`), so the script
+ * starts from that form instead of asking whether a session exists.
+ */
+export function renderShell(assets: DashboardAssets, lang: ShellLanguage, signedOut = false): string {
   const { title, noScript } = SHELL_WORDS[lang];
+  const app = signedOut ? `<div id="app" data-signed-out="true">\n${signInForm(lang)}\n</div>` : '<div id="app"></div>';
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -120,7 +154,7 @@ export function renderShell(assets: DashboardAssets, lang: ShellLanguage): strin
 <script defer src="${assets.script.path}" integrity="${assets.script.integrity}"></script>
 </head>
 <body>
-<div id="app"></div>
+${app}
 <noscript><p>${noScript}</p></noscript>
 </body>
 </html>

@@ -106,7 +106,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       done(null, payload);
     });
 
-    registerPage(scope);
+    registerPage(scope, ctx);
 
     const sessionView = (session: DashboardSession, merchant: { id: string; name: string }) => ({
       merchant,
@@ -272,22 +272,25 @@ function reportCatalogue() {
 }
 
 /** The page and its two assets: public, since they hold no data; the data comes from the API above. */
-function registerPage(scope: App): void {
-  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+function registerPage(scope: App, ctx: AppContext): void {
+  const page = (operator: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const assets = await loadDashboardAssets();
     const accepted = request.headers['accept-language'] ?? '';
     const lang = /^pt\b/i.test(accepted) ? 'pt-BR' : /^es\b/i.test(accepted) ? 'es' : 'en';
+    // Signed out, the merchant's page carries the sign-in form itself, so what is typed before the script
+    // loads stays. The operator view signs in with the admin token, in the script only.
+    const signedOut = !operator && (await resumeSession(ctx.db, request.cookies[SESSION_COOKIE])) === null;
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', DASHBOARD_CSP)
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
-      .send(renderShell(assets, lang));
+      .send(renderShell(assets, lang, signedOut));
   };
-  scope.get('/dashboard', { config: { dashboardOpen: true } }, page);
-  scope.get('/dashboard/', { config: { dashboardOpen: true } }, page);
+  scope.get('/dashboard', { config: { dashboardOpen: true } }, page(false));
+  scope.get('/dashboard/', { config: { dashboardOpen: true } }, page(false));
   // The operator view: the same page, which signs in with the admin token and reads the admin API.
-  scope.get('/dashboard/operator', { config: { dashboardOpen: true } }, page);
+  scope.get('/dashboard/operator', { config: { dashboardOpen: true } }, page(true));
   scope.get('/dashboard/assets/:file', { config: { dashboardOpen: true }, schema: { params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
     const assets = await loadDashboardAssets();
     const asset = [assets.script, assets.style].find((a) => a.path === `/dashboard/assets/${request.params.file}`);

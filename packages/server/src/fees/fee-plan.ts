@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { Db } from '../db/database';
 import { applyPpm } from '../lib/money';
 import { AvailabilityScheduleSchema } from './availability';
+import { installmentOptions, InstallmentPlanSchema, legacyOptions, type InstallmentOption, type InstallmentPlan } from './installments';
 
 /**
  * Per-merchant fees. A rule charges a rate (parts per million of the amount) plus a fixed amount, to
@@ -19,7 +20,8 @@ export const FeeRuleSchema = Type.Object({
 
 export const FeePlanSchema = Type.Object({
   payments: Type.Array(FeeRuleSchema, { maxItems: 10 }),
-  installment_interest_ppm: Type.Integer({ minimum: 0, maximum: 100_000, description: 'customer interest per installment beyond the first' }),
+  installment_interest_ppm: Type.Integer({ minimum: 0, maximum: 100_000, description: 'customer interest per installment beyond the first (used when the plan has no installment_plan)' }),
+  installment_plan: Type.Optional(InstallmentPlanSchema),
   payouts: Type.Array(FeeRuleSchema, { maxItems: 10 }),
   availability: Type.Optional(AvailabilityScheduleSchema),
   dispute_fee_minor: Type.Optional(
@@ -29,7 +31,7 @@ export const FeePlanSchema = Type.Object({
 
 export type FeeRule = Static<typeof FeeRuleSchema>;
 export type FeePlan = Static<typeof FeePlanSchema>;
-export type FeeType = FeeRule['type'] | 'INSTALLMENT_INTEREST';
+export type FeeType = FeeRule['type'] | 'INSTALLMENT_INTEREST' | 'INSTALLMENT_FEE';
 
 /** What a new merchant starts with (sandbox figures; change with PUT /admin/merchants/<id>/fee-plan). */
 export const DEFAULT_FEE_PLAN: FeePlan = {
@@ -55,14 +57,54 @@ export function disputeFeeMinor(plan: FeePlan): bigint {
  * The fee rules a payment keeps from its merchant's plan (its `fee_rules` column, one JSON object), so
  * that a later partial capture prices its fees as its creation did.
  */
-export type PaymentFeeRules = Pick<FeePlan, 'payments' | 'installment_interest_ppm' | 'availability'>;
+export type PaymentFeeRules = Pick<FeePlan, 'payments' | 'installment_interest_ppm' | 'availability' | 'installment_plan'>;
 
 /**
  * A payment's `fee_rules`, the one encoding every payment stores.
  * @example paymentFeeRules(plan) // { payments: [...], installment_interest_ppm: 0 }
  */
 export function paymentFeeRules(plan: PaymentFeeRules): PaymentFeeRules {
-  return { payments: plan.payments, installment_interest_ppm: plan.installment_interest_ppm, ...(plan.availability ? { availability: plan.availability } : {}) };
+  return {
+    payments: plan.payments,
+    installment_interest_ppm: plan.installment_interest_ppm,
+    ...(plan.availability ? { availability: plan.availability } : {}),
+    ...(plan.installment_plan ? { installment_plan: plan.installment_plan } : {}),
+  };
+}
+
+/**
+ * A plan's installment plan as it applies to one card scheme: the scheme's own rates in place of the
+ * plan-wide ones, and no per-scheme table left. A payment keeps this (in its fee rules), so a later
+ * partial capture prices its installments as its creation did without knowing the card.
+ * @example forScheme(plan, 'MASTER').installment_plan?.monthly_rate_ppm // the Mastercard rate
+ */
+export function forScheme<T extends PaymentFeeRules>(plan: T, scheme: string | null | undefined): T {
+  const installments = plan.installment_plan;
+  if (!installments?.schemes) return plan;
+  const { schemes, ...rest } = installments;
+  const own = scheme ? schemes[scheme] : undefined;
+  return {
+    ...plan,
+    installment_plan: {
+      ...rest,
+      monthly_rate_ppm: own?.monthly_rate_ppm ?? rest.monthly_rate_ppm,
+      merchant_fee_ppm_per_installment: own?.merchant_fee_ppm_per_installment ?? rest.merchant_fee_ppm_per_installment,
+    },
+  };
+}
+
+/** The most installments a plan sells in (12 for a plan without an installment plan). */
+export function maxInstallments(plan: Pick<FeePlan, 'installment_plan'>): number {
+  return plan.installment_plan?.max_installments ?? 12;
+}
+
+/**
+ * Every installment option of a plan for an amount and a card scheme (fees/installments.ts): the
+ * installment plan's, or, for a plan without one, its flat installment_interest_ppm.
+ * @example planOptions(plan, 10000n, 'VISA').map((o) => o.installmentMinor)
+ */
+export function planOptions(plan: Pick<FeePlan, 'installment_plan' | 'installment_interest_ppm'>, amountMinor: bigint, scheme?: string | null): InstallmentOption[] {
+  return plan.installment_plan ? installmentOptions(plan.installment_plan as InstallmentPlan, amountMinor, scheme) : legacyOptions(plan.installment_interest_ppm, amountMinor);
 }
 
 export interface AppliedFee {
@@ -78,22 +120,29 @@ export interface FeeBreakdown {
 }
 
 /**
- * Applies fee rules to an amount.
+ * Applies fee rules to an amount, and the installments' own charges: the buyer's interest as the
+ * customer fee INSTALLMENT_INTEREST, and the merchant's cost of funding installments as the merchant
+ * fee INSTALLMENT_FEE (fees/installments.ts; a plan without an installment plan charges its flat
+ * installment_interest_ppm per installment beyond the first).
  * @example computeFees(DEFAULT_FEE_PLAN.payments, 10000n) // SERVICE_FEE 338n + TAXES_FEE 38n, both MERCHANT
  */
-export function computeFees(rules: readonly FeeRule[], amountMinor: bigint, options: { installments?: number; installmentInterestPpm?: number } = {}): FeeBreakdown {
+export function computeFees(
+  rules: readonly FeeRule[],
+  amountMinor: bigint,
+  options: { installments?: number; installmentInterestPpm?: number; installmentPlan?: InstallmentPlan | undefined; scheme?: string | null | undefined } = {},
+): FeeBreakdown {
   const fees: AppliedFee[] = rules.map((rule) => ({
     type: rule.type as FeeRule['type'],
     payer: rule.payer as AppliedFee['payer'],
     amountMinor: applyPpm(amountMinor, BigInt(rule.ppm)) + BigInt(rule.fixed_minor),
   }));
-  const extraInstallments = Math.max(0, (options.installments ?? 1) - 1);
-  if (extraInstallments > 0 && (options.installmentInterestPpm ?? 0) > 0) {
-    fees.push({
-      type: 'INSTALLMENT_INTEREST',
-      payer: 'CUSTOMER',
-      amountMinor: applyPpm(amountMinor, BigInt(options.installmentInterestPpm ?? 0) * BigInt(extraInstallments)),
-    });
+  const installments = Math.max(1, options.installments ?? 1);
+  if (installments > 1) {
+    const chosen = planOptions({ installment_plan: options.installmentPlan, installment_interest_ppm: options.installmentInterestPpm ?? 0 }, amountMinor, options.scheme).find(
+      (o) => o.installments === installments,
+    );
+    if (chosen && chosen.interestMinor > 0n) fees.push({ type: 'INSTALLMENT_INTEREST', payer: 'CUSTOMER', amountMinor: chosen.interestMinor });
+    if (chosen && chosen.merchantFeeMinor > 0n) fees.push({ type: 'INSTALLMENT_FEE', payer: 'MERCHANT', amountMinor: chosen.merchantFeeMinor });
   }
   const sum = (payer: AppliedFee['payer']) => fees.filter((f) => f.payer === payer).reduce((t, f) => t + f.amountMinor, 0n);
   return { fees, customerFeesMinor: sum('CUSTOMER'), merchantFeesMinor: sum('MERCHANT') };

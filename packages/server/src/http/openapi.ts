@@ -56,6 +56,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /checkout/sendPayment': { id: 'sendPayment' },
   'POST /checkout/{payment_token}/capture': { id: 'capturePayment', description: 'Captures all or part of a PRE_AUTHORIZED payment. Answers PROCESSING; the payment ends PAID.' },
   'POST /checkout/{payment_token}/cancel': { id: 'cancelPayment' },
+  'GET /installments': { id: 'listInstallmentOptions', description: "The installment options of the merchant's plan for a price (and a card's BIN, for its scheme's rates): each installment, the last one, the total and the interest, as sendPayment charges them." },
   'GET /transactionDetails/{payment_token}': { id: 'getTransactionDetails', description: "Every group of the spec's Transaction details resource, with the payment's history (newest first) and refunds." },
   'POST /checkout/generate': { id: 'generateCheckout' },
   'GET /checkout/{checkout_id}': { id: 'getCheckout', description: 'The session with its status, methods and every payment attempt made through it.' },

@@ -87,6 +87,18 @@ export const ERRORS = define({
     status: 400,
     description: "authentication: the 3DS data does not match an unused successful authentication of Colibri's 3DS server for this merchant, card and amount; the description names the field.",
   },
+  // 00.04.0015–00.04.0029 — external 3DS data and installment plans (docs/3ds.md, docs/fees.md)
+  AUTHENTICATION_MALFORMED: {
+    code: '00.04.0015',
+    status: 400,
+    description: "authentication: 3DS data of another 3DS server is not well formed (an ECI the card's scheme defines, the CAVV as base64 of 20 bytes, version 2.1.0, 2.2.0 or 2.3.1, dstrans_id a UUID); the description names the field.",
+  },
+  INSTALLMENTS_BEYOND_PLAN: {
+    code: '00.04.0017',
+    status: 400,
+    description: "payment.installments: more installments than the merchant's installment plan offers; the description names the most it offers (GET /installments lists the options).",
+  },
+  AUTHENTICATION_REUSED: { code: '00.04.0016', status: 400, description: 'authentication.dstrans_id: this authentication already paid a payment of this merchant; each authentication pays once.' },
 
   // 00.05 — lookups
   NOT_FOUND: { code: '00.05.0001', status: 404, description: 'The resource does not exist or belongs to another merchant.' },

@@ -1,3 +1,4 @@
+import { ECI_NOTES, eciOutcome } from '../processor/eci';
 import fastJson from 'fast-json-stringify';
 import { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -43,7 +44,7 @@ const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
  * request, and the connection prepares it (db/prepared-statements.ts).
  */
 const DETAILS_SQL = `
-select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address,
+select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, p.status, p.person_id, p.ip_address, p.ip_country, p.authentication, p.installments,
   p.original_amount_minor, p.original_currency, p.amount_minor, p.currency, p.customer_fees_minor, p.merchant_fees_minor,
   p.captured_minor, p.refunded_minor, p.fx_rate, p.fx_rate_date, p.error_code, p.error_description, p.expires_at,
   p.end_to_end_id, p.subscription_id, p.created_at, ${STAMP_SQL} as stamp,
@@ -75,6 +76,9 @@ type DetailsRow = Pick<
   | 'status'
   | 'person_id'
   | 'ip_address'
+  | 'ip_country'
+  | 'authentication'
+  | 'installments'
   | 'original_amount_minor'
   | 'original_currency'
   | 'amount_minor'
@@ -201,6 +205,19 @@ function notFound(): ApiError {
   return new ApiError('NOT_FOUND', 'payment_token: payment not found.');
 }
 
+/**
+ * What the payment's 3DS data says (its ECI, version and what the ECI means for the liability of a
+ * fraud chargeback, processor/eci.ts), or null for a payment without 3DS data. No CAVV is kept.
+ */
+function threeDsView(stored: unknown) {
+  const auth = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
+  if (!auth || typeof auth !== 'object') return null;
+  const { eci, version } = auth as { eci?: unknown; version?: unknown };
+  if (typeof eci !== 'string' || typeof version !== 'string') return null;
+  const outcome = eciOutcome(eci) ?? 'NOT_AUTHENTICATED';
+  return { eci, version, outcome, liability_shift: outcome === 'AUTHENTICATED', note: ECI_NOTES[outcome] };
+}
+
 function presentDetails(payment: DetailsRow) {
   const exponent = exponentOf(payment.currency);
   const money = (minor: bigint) => toJsonNumber(minor, exponent);
@@ -226,8 +243,8 @@ function presentDetails(payment: DetailsRow) {
       payer_name: payment.person_name,
       customer_contact: payment.person_email,
       order_ip: payment.ip_address,
-      // Deriving a country from an address needs a geolocation database, which Colibri does not ship.
-      order_ip_country: null,
+      // Looked up when the payment was created (lib/ip-country.ts); null for a private or unknown address.
+      order_ip_country: payment.ip_country,
     },
     payment_info: {
       order_method: payment.method,
@@ -248,6 +265,8 @@ function presentDetails(payment: DetailsRow) {
       expiration_date: payment.expires_at ? formatDateTime(payment.expires_at) : null,
       end_to_end_id: payment.end_to_end_id,
       subscription_id: payment.subscription_id,
+      // Beyond the spec: the number of installments (1 for none); their interest is the INSTALLMENT_INTEREST customer fee.
+      installments: Math.max(1, payment.installments),
       // DISPUTED while a dispute of the payment waits for a response or a ruling (docs/disputes.md).
       flags: payment.dispute && OPEN_DISPUTE_STATUSES.includes(payment.dispute.status as never) ? ['DISPUTED'] : [],
     },
@@ -269,7 +288,7 @@ function presentDetails(payment: DetailsRow) {
       })),
     },
     // The payment's latest dispute, open or closed (GET /disputes/<dispute_id>).
-    other_info: { dispute_id: payment.dispute?.dispute_id ?? null },
+    other_info: { dispute_id: payment.dispute?.dispute_id ?? null, three_ds: threeDsView(payment.authentication) },
     transaction_history: payment.history.map((h) => ({ status: h.status, timestamp: formatDateTime(new Date(Number(h.at_ms))) })),
     // Beyond the spec's groups: the payment's refunds, oldest first (docs/refunds.md), as GET /refund/<id> shows them.
     refunds: payment.refunds.map((r) =>

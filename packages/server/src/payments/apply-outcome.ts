@@ -72,7 +72,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
   } else if (operation.kind === 'capture' && approved) {
     // A partial capture charges the payment's own fee rules (kept when it was created) on what was captured.
     const rules = payment.fee_rules as PaymentFeeRules;
-    const breakdown = computeFees(rules.payments, operation.amount_minor, { installments: payment.installments, installmentInterestPpm: rules.installment_interest_ppm });
+    const breakdown = computeFees(rules.payments, operation.amount_minor, { installments: payment.installments, installmentInterestPpm: rules.installment_interest_ppm, installmentPlan: rules.installment_plan });
     patch = { captured_minor: operation.amount_minor, customer_fees_minor: breakdown.customerFeesMinor, merchant_fees_minor: breakdown.merchantFeesMinor };
     fees = breakdown.fees.map((f) => ({ payment_token: payment.payment_token, merchant_id: payment.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: payment.currency }));
     // The hold released is what was held: the amount with the fees as they were before the capture.

@@ -68,6 +68,8 @@ export interface NewPayment {
   softDescriptor: string | null;
   extraData: unknown;
   ipAddress: string | null;
+  /** The country of ipAddress (lib/ip-country.ts), looked up by the caller; null or absent for none. */
+  ipCountry?: string | null;
   notificationUrl: string | null;
   authentication: JobAuthentication | undefined;
   subscriptionId: string | null;
@@ -202,6 +204,7 @@ export async function sendWaitingCardPayment(db: Db, input: NewPayment & { payme
       soft_descriptor: row.soft_descriptor,
       extra_data: jsonText(row.extra_data),
       ip_address: row.ip_address,
+      ip_country: row.ip_country,
       authentication: jsonText(row.authentication),
       idempotency_key: row.idempotency_key,
       updated_at: input.now,
@@ -262,6 +265,7 @@ function paymentRow(input: NewPayment, status: 'CREATED' | 'PROCESSING') {
     soft_descriptor: input.softDescriptor,
     extra_data: input.extraData ?? null,
     ip_address: input.ipAddress,
+    ip_country: input.ipCountry ?? null,
     notification_url: input.notificationUrl,
     // The CAVV is a one-time cryptogram for the processor; only the non-secret 3DS facts are kept.
     authentication: input.authentication

@@ -1,6 +1,7 @@
 import { refreshToken } from '../auth/refresh-token';
 import { principalOf, type App, type AppContext } from '../context';
 import { idempotencyKeyOf } from '../http/idempotency';
+import { registerInstallmentRoutes } from './installments-route';
 import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
@@ -13,6 +14,7 @@ import { sendPayment, type AuthenticationClaims } from './send-payment';
  * `claims` claims the 3DS data a sendPayment carries (3DS's, handed in by app.ts; AuthenticationClaims in send-payment.ts).
  */
 export function registerPaymentRoutes(app: App, ctx: AppContext, claims: AuthenticationClaims): void {
+  registerInstallmentRoutes(app, ctx);
   app.post(
     '/checkout/sendPayment',
     {

@@ -90,7 +90,7 @@ export const TransactionDetailsResponse = Type.Object(
       payer_name: OrNull(),
       customer_contact: OrNull(),
       order_ip: OrNull(),
-      order_ip_country: OrNull('always null: Colibri ships no geolocation database'),
+      order_ip_country: OrNull('ISO country of order_ip; null for a private, loopback or unknown address'),
     }),
     payment_info: Type.Object({
       order_method: Type.String(),
@@ -107,6 +107,7 @@ export const TransactionDetailsResponse = Type.Object(
       expiration_date: OrNull('yyyy-MM-dd HH:mm:ss (UTC)'),
       end_to_end_id: OrNull(),
       subscription_id: OrNull(),
+      installments: Type.Integer({ description: 'beyond the spec: the number of installments (1 for none); their interest is the INSTALLMENT_INTEREST customer fee' }),
       flags: Type.Array(Type.String()),
     }),
     fee_info: Type.Object({
@@ -122,7 +123,22 @@ export const TransactionDetailsResponse = Type.Object(
         }),
       ),
     }),
-    other_info: Type.Object({ dispute_id: OrNull() }),
+    other_info: Type.Object({
+      dispute_id: OrNull(),
+      three_ds: Type.Union(
+        [
+          Type.Object({
+            eci: Type.String(),
+            version: Type.String(),
+            outcome: Type.Union([Type.Literal('AUTHENTICATED'), Type.Literal('ATTEMPTED'), Type.Literal('NOT_AUTHENTICATED')]),
+            liability_shift: Type.Boolean({ description: 'true when the issuer authenticated the cardholder (fraud chargebacks are then the issuer\'s)' }),
+            note: Type.String(),
+          }),
+          Type.Null(),
+        ],
+        { description: "beyond the spec: what the payment's 3DS data says (docs/3ds.md); null without 3DS data" },
+      ),
+    }),
     transaction_history: Type.Array(Type.Object({ status: StatusEnum(PAYMENT_STATUSES), timestamp: Type.String({ description: 'yyyy-MM-dd HH:mm:ss (UTC)' }) })),
     refunds: Type.Array(
       Type.Object({

@@ -2,9 +2,10 @@ import { isIP } from 'node:net';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
-import { computeFees, type AppliedFee } from '../fees/fee-plan';
+import { computeFees, forScheme, maxInstallments, type AppliedFee } from '../fees/fee-plan';
 import type { FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
+import { ipCountries } from '../lib/ip-country';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 import { authorization, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
 import { sendPaymentStatements } from './hot-path';
@@ -102,6 +103,8 @@ export async function sendPayment(
   if (input.ip_address !== undefined && isIP(input.ip_address) === 0) fail('FIELD_FORMAT', 'ip_address: must be an IPv4 or IPv6 address.');
 
   const { person, card } = loaded;
+  const most = maxInstallments(loaded.feePlan);
+  if (input.payment.installments > most) fail('INSTALLMENTS_BEYOND_PLAN', `payment.installments: this merchant's plan offers at most ${most} installments.`);
   if (!person) fail('PERSON_NOT_FOUND', 'public_person_id: person not found.');
   if (!card) fail('CARD_NOT_FOUND', 'public_card_id: card not found.');
   if (person && card && card.person_id !== person.id) fail('CARD_NOT_OF_PERSON', 'public_card_id: the card does not belong to this person.');
@@ -116,9 +119,11 @@ export async function sendPayment(
   }
   if (failures.length > 0 || !parsed.ok || !currency || !quote || !person || !card) throw ApiError.fields(failures);
 
-  const plan = loaded.feePlan;
   const installments = Math.max(1, input.payment.installments);
-  const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm });
+  // Per-scheme installment rates need the card's scheme; the payment keeps the plan as it applies to it.
+  const scheme = installments > 1 && loaded.feePlan.installment_plan?.schemes ? await cardScheme(ctx.db, card.id) : null;
+  const plan = forScheme(loaded.feePlan, scheme);
+  const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm, installmentPlan: plan.installment_plan });
   const now = clockAt(loaded.clockOffsetMs);
 
   // 3DS data is verified against the authentication that issued it, and claimed, before anything is
@@ -152,6 +157,7 @@ export async function sendPayment(
       softDescriptor: input.payment.soft_descriptor ?? null,
       extraData: input.extra_data,
       ipAddress: input.ip_address ?? null,
+      ipCountry: ipCountries(ctx.config.geoipDatabase).countryOf(input.ip_address),
       notificationUrl: input.notification_url ?? null,
       authentication: input.authentication,
       subscriptionId: null,
@@ -210,4 +216,9 @@ export async function startCardPayment(trx: Db, payment: PaymentRow, now: Date, 
 export async function sendWaitingPayment(trx: Db, payment: PaymentRow, now: Date): Promise<PaymentRow> {
   await requestOperation(trx, authorization(payment, undefined, now));
   return payment;
+}
+
+/** A card's scheme (VISA, MASTER, …), for the installment rates of its scheme. */
+async function cardScheme(db: Db, cardId: string): Promise<string | null> {
+  return (await db.selectFrom('cards').select('scheme').where('id', '=', cardId).executeTakeFirst())?.scheme ?? null;
 }

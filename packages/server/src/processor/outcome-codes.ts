@@ -25,6 +25,7 @@ export const OUTCOME_CODES = {
   N7: 'CVV verification failed',
   R1: 'The cardholder revoked the authorisation',
   AUTHENTICATION_FAILED: 'The issuer requires 3DS authentication, or the authentication failed',
+  NOT_AUTHENTICATED: 'The 3DS data says the cardholder was not authenticated (ECI 07, or 00 for Mastercard); a debit needs an authenticated cardholder',
   CANCELED: 'The operation was canceled before it completed',
   NOT_SUPPORTED: 'The card or operation is not supported by the processor',
   CAPTURE_FAILED: 'The processor could not capture the authorisation',

@@ -1,3 +1,5 @@
+import { eciOutcome } from './eci';
+import { declined } from './outcome-codes';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
@@ -79,6 +81,9 @@ export class SandboxSimulator implements Processor, SettlementPayer {
       'authorize',
       input.reference,
       () => {
+        // As an acquirer reads 3DS data: a debit whose ECI says the cardholder was not authenticated is
+        // refused; an authenticated or attempted one goes on to the card's own outcome (processor/eci.ts).
+        if (input.method === 'DEBITCARD' && input.authentication && eciOutcome(input.authentication.eci) === 'NOT_AUTHENTICATED') return declined('NOT_AUTHENTICATED');
         const code = TEST_CARD_DECLINES[input.card.number];
         return code ? refused(code) : approved();
       },

@@ -174,6 +174,8 @@ export const FIELD_CATALOGUE: readonly CatalogueField[] = [
   { id: 22, name: 'tax_id_type', group: 'customer', type: 'enum', values: TAX_ID_TYPE_VALUES, reportTypes: BOTH, description: 'CPF or CNPJ; for payouts the Andean type (DNI, RUC, NIT, RUT, …)', payin: pe('tax_id_type'), payout: po('tax_id_type') },
   { id: 23, name: 'tax_id', group: 'customer', type: 'string', reportTypes: BOTH, description: 'Tax id, masked: `***.982.247-**` (CPF), `**.222.333/****-**` (CNPJ), last three characters otherwise', masked: true, payin: maskedTaxId(pe('tax_id_type'), pe('tax_id')), payout: maskedTaxId(po('tax_id_type'), po('tax_id')) },
   { id: 24, name: 'customer_id', group: 'customer', type: 'string', plain: true, reportTypes: BOTH, description: 'public_person_id of the payer', payin: sql`${p('person_id')}::text`, payout: null },
+  { id: 25, name: 'order_ip', group: 'customer', type: 'string', reportTypes: BOTH, description: "The payer's IP address (sendPayment's ip_address; the hosted page's client address)", payin: p('ip_address'), payout: null },
+  { id: 26, name: 'order_ip_country', group: 'customer', type: 'string', plain: true, reportTypes: BOTH, description: 'ISO country of order_ip, looked up when the payment was created; empty for a private, loopback or unknown address', payin: p('ip_country'), payout: null },
 
   // Payment fields.
   { id: 30, name: 'card_scheme', group: 'payment', type: 'enum', values: CARD_SCHEMES, reportTypes: BOTH, description: 'Card scheme', payin: c('scheme'), payout: null },

@@ -1,3 +1,4 @@
+import { loadFeePlan, maxInstallments } from '../fees/fee-plan';
 import { randomUUID } from 'node:crypto';
 import { validateRequest } from '@colibri/client-3ds/validate';
 import { merchantNow } from '../clock/merchant-clock';
@@ -64,6 +65,10 @@ export async function startAuthentication(ctx: AppContext, input: Authentication
   const debit = paymentMethod.type === 'DEBIT_CARD';
   // Refused now rather than at payment time, after the customer has been through the challenge.
   if (debit && (paymentMethod.installments ?? 1) > 1) throw new ApiError('THREE_DS_DEBIT_INSTALLMENTS');
+  // Installments beyond the merchant's plan are refused before the customer authenticates, as sendPayment
+  // would refuse them after; the library hands the code and the field to onError.
+  const most = maxInstallments(await loadFeePlan(ctx.db, merchant.id));
+  if ((paymentMethod.installments ?? 1) > most) throw new ApiError('INSTALLMENTS_BEYOND_PLAN', `paymentMethod.installments: this merchant's plan offers at most ${most} installments.`);
 
   const outcome = lookUpEnrolment(paymentMethod.card.number);
   const now = await merchantNow(ctx.db, merchant.id);

@@ -6,6 +6,7 @@ import { changeThreeDsStatus, releaseThreeDsClaim, type ThreeDsClaim } from './c
 import type { AuthenticationClaims } from '../payments/send-payment';
 import { IllegalMoveError } from '../lib/state-machine';
 import { isUuid } from '../lib/identifiers';
+import { eciValuesOf } from '../processor/eci';
 
 /** The 3DS data a `sendPayment` carries (the spec's `authentication` object). */
 export interface PresentedAuthentication {
@@ -35,22 +36,19 @@ export interface PaymentToAuthenticate {
  * race. The caller stores the payment next, and undoes the claim with releaseThreeDsClaim if it
  * cannot (change-status.ts).
  *
- * Data issued by another 3DS server can only be verified by the processor, through its connector; in
- * sandbox mode Colibri's simulated 3DS server is the only one, so such data is refused there.
- * Returns null when the processor is left to verify.
+ * Data issued by another 3DS server (a merchant's own MPI) cannot be checked against a record; it is
+ * accepted when well formed (claimExternalAuthentication) and the acquirer reads it: in live mode the
+ * connector passes it on (Adyen's mpiData), in sandbox the simulator answers by its ECI.
  * @example const claim = await claimAuthentication(ctx, body.authentication, { merchantId, cardId, amountMinor, currency, now });
  */
-export async function claimAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ThreeDsClaim | null> {
+export async function claimAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ThreeDsClaim | ExternalClaim> {
   const mismatch = (field: string, why: string) => new ApiError('AUTHENTICATION_MISMATCH', `authentication.${field}: ${why}`);
   const row = isUuid(presented.dstrans_id)
     ? await ctx.db.selectFrom('three_ds_authentications').selectAll().where('dstrans_id', '=', presented.dstrans_id.toLowerCase()).executeTakeFirst()
     : undefined;
-  if (!row) {
-    if (ctx.config.mode === 'sandbox') throw mismatch('dstrans_id', "was not issued by Colibri's 3DS server, the only one in sandbox mode.");
-    return null;
-  }
-  // Another merchant's authentication answers like an unknown one, revealing nothing.
-  if (row.merchant_id !== payment.merchantId) throw mismatch('dstrans_id', "was not issued by Colibri's 3DS server, the only one in sandbox mode.");
+  if (!row) return claimExternalAuthentication(ctx, presented, payment);
+  // Colibri's server issued it, for another merchant: it can be no other server's, and it cannot pay here.
+  if (row.merchant_id !== payment.merchantId) throw mismatch('dstrans_id', "was issued by Colibri's 3DS server for another merchant.");
   if (row.status === 'USED') throw mismatch('dstrans_id', 'the authentication already paid; each authentication pays once.');
   if (row.status !== 'AUTHENTICATED' || !row.authenticated_at || !row.cavv_ciphertext || !row.cavv_key_id) throw mismatch('dstrans_id', 'the authentication did not succeed.');
   if (payment.now.getTime() - row.authenticated_at.getTime() > AUTHENTICATION_TTL_MS) throw mismatch('dstrans_id', 'the authentication is older than 1 hour.');
@@ -69,6 +67,47 @@ export async function claimAuthentication(ctx: AppContext, presented: PresentedA
   return { before: row, usedAt: payment.now };
 }
 
+/** The 3DS protocol versions Colibri accepts from another 3DS server (EMV 3-D Secure 2). */
+export const EXTERNAL_3DS_VERSIONS: readonly string[] = ['2.1.0', '2.2.0', '2.3.1'];
+
+/** A claimed authentication of another 3DS server: its row, deleted again if the payment is not stored. */
+export interface ExternalClaim {
+  readonly external: { readonly merchantId: string; readonly dstransId: string };
+}
+
+/**
+ * The rules for 3DS data of another 3DS server, checked in this order so one bad request always gets
+ * the same answer (`00.04.0015`, naming the field): `dstrans_id` a UUID; `version` 2.1.0, 2.2.0 or
+ * 2.3.1; `eci` one of the values the card's scheme defines (processor/eci.ts); `cavv` the base64 of
+ * exactly 20 bytes (the authentication value's length in every scheme). Then the authentication is
+ * claimed for the merchant: a second payment with the same `dstrans_id` answers `00.04.0016`, even
+ * when both race (the primary key decides).
+ */
+async function claimExternalAuthentication(ctx: AppContext, presented: PresentedAuthentication, payment: PaymentToAuthenticate): Promise<ExternalClaim> {
+  const malformed = (field: string, why: string) => new ApiError('AUTHENTICATION_MALFORMED', `authentication.${field}: ${why}`);
+  if (!isUuid(presented.dstrans_id)) throw malformed('dstrans_id', 'must be a UUID (the directory server transaction id).');
+  if (!EXTERNAL_3DS_VERSIONS.includes(presented.version)) throw malformed('version', `must be one of ${EXTERNAL_3DS_VERSIONS.join(', ')}.`);
+  const card = await ctx.db.selectFrom('cards').select('scheme').where('id', '=', payment.cardId).where('merchant_id', '=', payment.merchantId).executeTakeFirst();
+  const values = eciValuesOf(card?.scheme);
+  if (!(presented.eci in values)) throw malformed('eci', `must be one of ${Object.keys(values).join(', ')} for a ${card?.scheme ?? 'card'} card.`);
+  if (!isCavv(presented.cavv)) throw malformed('cavv', 'must be the base64 of 20 bytes (28 characters).');
+
+  const dstransId = presented.dstrans_id.toLowerCase();
+  const inserted = await ctx.db
+    .insertInto('external_authentications')
+    .values({ merchant_id: payment.merchantId, dstrans_id: dstransId, eci: presented.eci, version: presented.version, claimed_at: payment.now })
+    .onConflict((oc) => oc.columns(['merchant_id', 'dstrans_id']).doNothing())
+    .returning('dstrans_id')
+    .executeTakeFirst();
+  if (!inserted) throw new ApiError('AUTHENTICATION_REUSED');
+  return { external: { merchantId: payment.merchantId, dstransId } };
+}
+
+/** Base64 (standard alphabet, padded) of exactly 20 bytes. */
+function isCavv(value: string): boolean {
+  return /^[A-Za-z0-9+/]{27}=$/.test(value) && Buffer.from(value, 'base64').length === 20;
+}
+
 /**
  * Colibri's 3DS claims as sendPayment takes them (AuthenticationClaims, payments/send-payment.ts):
  * claimAuthentication, undone by releaseThreeDsClaim. The composition root hands it to the payment
@@ -77,6 +116,10 @@ export async function claimAuthentication(ctx: AppContext, presented: PresentedA
 export const threeDsClaims: AuthenticationClaims = {
   async claim(ctx, presented, payment) {
     const claim = await claimAuthentication(ctx, presented, payment);
-    return claim && { release: () => releaseThreeDsClaim(ctx.db, claim) };
+    if ('external' in claim) {
+      const { merchantId, dstransId } = claim.external;
+      return { release: () => ctx.db.deleteFrom('external_authentications').where('merchant_id', '=', merchantId).where('dstrans_id', '=', dstransId).execute() };
+    }
+    return { release: () => releaseThreeDsClaim(ctx.db, claim) };
   },
 };

@@ -1,3 +1,4 @@
+import { eciOutcome, type EciOutcome } from '../../processor/eci';
 import type { CheckoutAPI, Types } from '@adyen/api-library';
 import type { Db } from '../../db/database';
 import { failed } from '../../processor/outcome-codes';
@@ -9,6 +10,10 @@ import { translatePayment } from './adyen-codes';
 import { AdyenDisputeActions } from './adyen-dispute-actions';
 import { adyenLibrary } from './adyen-library';
 import { AdyenRequestRefused, AdyenTransport } from './adyen-transport';
+
+
+/** The 3DS transStatus an ECI's outcome stands for, as Adyen's mpiData takes it (docs/3ds.md). */
+const TRANS_STATUS: Readonly<Record<EciOutcome, 'Y' | 'A' | 'N'>> = { AUTHENTICATED: 'Y', ATTEMPTED: 'A', NOT_AUTHENTICATED: 'N' };
 
 /** The Checkout API's enumerations, from the library (loaded with the first Adyen connector). */
 const checkoutTypes = (): typeof Types.checkout => adyenLibrary().Types.checkout;
@@ -103,8 +108,9 @@ export class AdyenConnector implements Connector {
                 eci: auth.eci,
                 dsTransID: auth.dsTransId,
                 threeDSVersion: auth.version,
-                authenticationResponse: checkoutTypes().ThreeDSecureData.AuthenticationResponseEnum.Y,
-                directoryResponse: checkoutTypes().ThreeDSecureData.DirectoryResponseEnum.Y,
+                // The transStatus the ECI stands for (processor/eci.ts): Y authenticated, A attempted, N not.
+                authenticationResponse: checkoutTypes().ThreeDSecureData.AuthenticationResponseEnum[TRANS_STATUS[eciOutcome(auth.eci) ?? 'NOT_AUTHENTICATED']],
+                directoryResponse: checkoutTypes().ThreeDSecureData.DirectoryResponseEnum[TRANS_STATUS[eciOutcome(auth.eci) ?? 'NOT_AUTHENTICATED']],
               },
             }
           : {}),

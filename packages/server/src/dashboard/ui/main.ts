@@ -39,17 +39,48 @@ function useRoute() {
   return route;
 }
 
-function SignIn({ onSignedIn, expired }: { onSignedIn: (session: Session) => void; expired: boolean }) {
+/**
+ * What the page's own sign-in form (sent by the server while signed out, see dashboard/assets.ts)
+ * holds when the script takes over: the values typed or auto-filled so far, and the field that had
+ * the focus with its caret. Read once, synchronously, just before the first render replaces that form,
+ * so no keystroke can fall between the read and the new form.
+ */
+interface EarlyForm {
+  signedOut: boolean;
+  apiKey: string;
+  apiSecret: string;
+  focused: { id: string; start: number | null; end: number | null } | null;
+}
+
+function readEarlyForm(app: HTMLElement): EarlyForm {
+  const field = (id: string) => app.querySelector<HTMLInputElement>(`#${id}`);
+  const active = document.activeElement;
+  const focused = active instanceof HTMLInputElement && app.contains(active) ? { id: active.id, start: active.selectionStart, end: active.selectionEnd } : null;
+  return { signedOut: app.dataset.signedOut === 'true', apiKey: field('api-key')?.value ?? '', apiSecret: field('api-secret')?.value ?? '', focused };
+}
+
+/** Gives the focus (and the caret) back to the field that had it in the page's own form. */
+function restoreFocus(early: EarlyForm): void {
+  if (!early.focused) return;
+  const field = document.getElementById(early.focused.id);
+  if (!(field instanceof HTMLInputElement)) return;
+  field.focus();
+  if (early.focused.start !== null && early.focused.end !== null) field.setSelectionRange(early.focused.start, early.focused.end);
+}
+
+function SignIn({ onSignedIn, expired, early }: { onSignedIn: (session: Session) => void; expired: boolean; early: EarlyForm }) {
   const { t } = useLocale();
+  // Controlled fields that start from what the page's own form held when the script took over.
+  const [apiKey, setApiKey] = useState(early.apiKey);
+  const [apiSecret, setApiSecret] = useState(early.apiSecret);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const form = new FormData(event.target as HTMLFormElement);
     setBusy(true);
     setError(undefined);
     try {
-      onSignedIn(await api<Session>('POST', '/session', { apiKey: String(form.get('apiKey') ?? ''), apiSecret: String(form.get('apiSecret') ?? '') }));
+      onSignedIn(await api<Session>('POST', '/session', { apiKey, apiSecret }));
     } catch (e) {
       setError(e instanceof ApiFailure && e.status === 401 ? t.badCredentials : e instanceof Error ? e.message : String(e));
     } finally {
@@ -62,9 +93,9 @@ function SignIn({ onSignedIn, expired }: { onSignedIn: (session: Session) => voi
       <p class="muted">${t.signInHelp}</p>
       ${expired ? html`<p class="notice" role="status">${t.sessionExpired}</p>` : null}
       <label for="api-key">${t.apiKey}</label>
-      <input id="api-key" name="apiKey" autocomplete="username" required maxlength="200" spellcheck=${false} />
+      <input id="api-key" name="apiKey" autocomplete="username" required maxlength="200" spellcheck=${false} value=${apiKey} onInput=${(e: Event) => setApiKey((e.target as HTMLInputElement).value)} />
       <label for="api-secret">${t.apiSecret}</label>
-      <input id="api-secret" name="apiSecret" type="password" autocomplete="current-password" required maxlength="200" />
+      <input id="api-secret" name="apiSecret" type="password" autocomplete="current-password" required maxlength="200" value=${apiSecret} onInput=${(e: Event) => setApiSecret((e.target as HTMLInputElement).value)} />
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       <button type="submit" class="primary" disabled=${busy}>${busy ? t.signingIn : t.signIn}</button>
     </form>
@@ -97,9 +128,10 @@ function View({ route, sandbox }: { route: ReturnType<typeof currentRoute>; sand
   }
 }
 
-function App() {
+function App({ early }: { early: EarlyForm }) {
   const [language, setLanguage] = useState<Language>(initialLanguage);
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  // Signed out by the server's word, the sign-in form shows at once (no "loading" in between).
+  const [session, setSession] = useState<Session | null | undefined>(early.signedOut ? null : undefined);
   const [expired, setExpired] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const route = useRoute();
@@ -114,6 +146,7 @@ function App() {
       setExpired(true);
       setSession(null);
     });
+    if (early.signedOut) return;
     api<Session>('GET', '/session').then(
       (s) => signedIn(s),
       () => setSession(null),
@@ -143,7 +176,7 @@ function App() {
 
   let body;
   if (session === undefined) body = html`<main><p aria-live="polite">${t.loading}</p></main>`;
-  else if (session === null) body = html`<header class="top"><span class="brand">Colibri</span>${languagePicker}</header><${SignIn} onSignedIn=${signedIn} expired=${expired} />`;
+  else if (session === null) body = html`<header class="top"><span class="brand">Colibri</span>${languagePicker}</header><${SignIn} onSignedIn=${signedIn} expired=${expired} early=${early} />`;
   else {
     const sandbox = session.mode === 'sandbox';
     const section = route.path[0] ?? 'overview';
@@ -188,6 +221,16 @@ function prepareHeadings(): void {
 }
 
 prepareHeadings();
-// One bundle, two pages: the merchant's dashboard, and the operator view of reconciliation (operator.ts).
-const operatorView = /\/dashboard\/operator\/?$/.test(location.pathname);
-render(operatorView ? html`<${OperatorApp} />` : html`<${App} />`, document.getElementById('app')!);
+const app = document.getElementById('app')!;
+// One bundle, two pages: the merchant's dashboard, and the operator view of reconciliation (operator.ts),
+// whose page comes without the early sign-in form.
+if (/\/dashboard\/operator\/?$/.test(location.pathname)) {
+  render(html`<${OperatorApp} />`, app);
+} else {
+  const early = readEarlyForm(app);
+  render(html`<${App} early=${early} />`, app);
+  restoreFocus(early);
+  // The first form has taken the values; a later sign-in form (after signing out) starts empty.
+  early.apiKey = '';
+  early.apiSecret = '';
+}

@@ -30,6 +30,8 @@ import * as settlements from './0033-settlements';
 import * as reconciliation from './0034-reconciliation';
 import * as pixReturns from './0035-pix-returns';
 import * as boletoBankFiles from './0036-boleto-bank-files';
+import * as paymentIpCountry from './0038-payment-ip-country';
+import * as externalAuthentications from './0039-external-authentications';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -67,4 +69,6 @@ export const migrations: Record<string, Migration> = {
   '0034-reconciliation': reconciliation,
   '0035-pix-returns': pixReturns,
   '0036-boleto-bank-files': boletoBankFiles,
+  '0038-payment-ip-country': paymentIpCountry,
+  '0039-external-authentications': externalAuthentications,
 };

@@ -24,6 +24,8 @@ export interface PaymentsTable {
   soft_descriptor: string | null;
   extra_data: unknown;
   ip_address: string | null;
+  /** The ISO country of ip_address when the payment was created (lib/ip-country.ts); null for none. */
+  ip_country: string | null;
   notification_url: string | null;
   authentication: unknown;
   authorized_minor: Generated<bigint>;

@@ -35,6 +35,16 @@ export interface ThreeDsAuthenticationsTable {
   challenge_failed_at: Date | null;
 }
 
+/** An authentication of another 3DS server that paid a payment of the merchant (migration 0039). */
+export interface ExternalAuthenticationsTable {
+  merchant_id: string;
+  dstrans_id: string;
+  eci: string;
+  version: string;
+  claimed_at: Date;
+}
+
 export interface ThreeDsTables {
   three_ds_authentications: ThreeDsAuthenticationsTable;
+  external_authentications: ExternalAuthenticationsTable;
 }
