@@ -108,6 +108,7 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
 }
 
 async function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, ctx: AppContext) {
+  if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
   if (error.status === 401 && request.routeOptions.config?.unauthorizedBody === 'reports') {
     return reply.code(401).type('application/json').send(REPORTS_UNAUTHORIZED_BODY);
   }
