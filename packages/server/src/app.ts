@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { registerAccessRoutes } from './admin/access-routes';
+import { registerBoletoFileRoutes } from './admin/boleto-files';
 import { registerAdminRoutes, registerFeePlanRoute } from './admin/routes';
 import { registerStuckOperations } from './admin/stuck-operations';
 import { registerReconciliationRoutes } from './reconciliation/routes';
@@ -142,6 +143,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerAdminRoutes(app, ctx);
   registerFeePlanRoute(app, ctx);
   registerStuckOperations(app, ctx, registry);
+  registerBoletoFileRoutes(app, ctx);
   await registerReconciliationRoutes(app, ctx, registry);
   registerAccessRoutes(app, ctx);
   registerVaultRoutes(app, ctx);

@@ -2,6 +2,7 @@ import { paymentChangedJob } from './checkout/payment-changed';
 import { sweepCheckouts } from './checkout/sweep-checkouts';
 import { reconcilePixCharges } from './checkout/pix-charges';
 import { reconcilePixReturns } from './checkout/pix-returns';
+import { sweepBoletoFiles } from './checkout/boleto-bank';
 import type { AppContext } from './context';
 import { analyseGrownTables } from './db/planner-statistics';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency';
@@ -63,6 +64,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
     // Paid PIX read back once a day for 92 days, 50 a pass, for a MED devolução whose notification was lost (checkout/pix-returns.ts).
     { name: 'pix-returns', everyMs: 60_000, run: async () => void (await reconcilePixReturns(ctx)) },
+    // Boletos registered with a bank: remessas written into the outbox, retornos imported from the inbox, each COLIBRI_BOLETO_SWEEP_MS (checkout/boleto-bank.ts).
+    { name: 'boleto-files', everyMs: 5_000, run: async () => void (await sweepBoletoFiles(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
     { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.secretBox)) },
     // Statistics for tables that doubled since last measured, so young tables are not planned blind (db/planner-statistics.ts).

@@ -16,6 +16,8 @@ import { describeEachEngine } from './harness';
 const TENANT = [
   'balance_adjustments',
   'balance_transactions',
+  'boleto_registrations',
+  'boleto_returns',
   'card_encryption_keys',
   'cards',
   'checkout_payment_codes',
@@ -56,6 +58,8 @@ const TENANT = [
 ];
 
 const SHARED: Record<string, { placement: 'reference' | 'local'; reason: string }> = {
+  boleto_bank_files: { placement: 'local', reason: "the operator's CNAB files with the bank, each holding many merchants' boletos; written and read by the files pass only" },
+  boleto_findings: { placement: 'local', reason: "what the operator must look at in the bank's returns, some for boletos no merchant owns; read by the operator only" },
   merchants: { placement: 'reference', reason: 'the tenants themselves: every tenant table points at it, and sign-in and admin routes read it by contract id' },
   users: {
     placement: 'reference',

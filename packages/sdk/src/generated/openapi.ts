@@ -180,6 +180,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/boleto-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Boleto bank files: remessas written and retornos read
+         * @description Newest first, without their content. A refused retorno carries the line and field at fault.
+         */
+        get: operations["listBoletoFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/boleto-files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A boleto bank file with its content
+         * @description A boleto bank file with its content
+         */
+        get: operations["getBoletoFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/boleto-findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the bank's returns left for the operator
+         * @description A boleto paid twice or after its payment closed (money to return to the payer), an amount other than the boleto's, an unknown movement or boleto. Open ones only unless `resolved=true`.
+         */
+        get: operations["listBoletoFindings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/boleto-findings/{finding_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a finding resolved
+         * @description Once the operator acted (returned a second payment to the payer, …). Nothing else changes. A resolved finding answers 409.
+         */
+        post: operations["resolveBoletoFinding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/reconciliation/imports": {
         parameters: {
             query?: never;
@@ -3406,6 +3486,273 @@ export interface operations {
             };
             /** @description Missing, invalid or expired token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBoletoFiles: {
+        parameters: {
+            query?: {
+                direction?: "REMESSA" | "RETORNO";
+                status?: "WRITING" | "WRITTEN" | "PROCESSED" | "REFUSED";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        files: {
+                            /** Format: uuid */
+                            file_id: string;
+                            direction: "REMESSA" | "RETORNO";
+                            bank_code: string;
+                            sequence: number | null;
+                            name: string;
+                            status: "WRITING" | "WRITTEN" | "PROCESSED" | "REFUSED";
+                            refusal: {
+                                line: number;
+                                field: string;
+                                reason: string;
+                            } | null;
+                            lines: number;
+                            sha256: string;
+                            /** @description yyyy-MM-ddTHH:mm:ss.SSSZ */
+                            created_at: string;
+                            processed_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBoletoFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        file_id: string;
+                        direction: "REMESSA" | "RETORNO";
+                        bank_code: string;
+                        sequence: number | null;
+                        name: string;
+                        status: "WRITING" | "WRITTEN" | "PROCESSED" | "REFUSED";
+                        refusal: {
+                            line: number;
+                            field: string;
+                            reason: string;
+                        } | null;
+                        lines: number;
+                        sha256: string;
+                        /** @description yyyy-MM-ddTHH:mm:ss.SSSZ */
+                        created_at: string;
+                        processed_at: string | null;
+                    } & {
+                        content: string;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBoletoFindings: {
+        parameters: {
+            query?: {
+                resolved?: boolean;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        findings: {
+                            /** Format: uuid */
+                            finding_id: string;
+                            /** @description PAID_TWICE, PAID_AFTER_CLOSE, AMOUNT_DIFFERS, UNKNOWN_BOLETO or UNKNOWN_MOVEMENT */
+                            kind: string;
+                            detail: string;
+                            /** Format: uuid */
+                            file_id: string;
+                            line: number;
+                            nosso_numero: string;
+                            merchant_id: string | null;
+                            payment_token: string | null;
+                            amount: string | null;
+                            /** @description yyyy-MM-ddTHH:mm:ss.SSSZ */
+                            created_at: string;
+                            resolved_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resolveBoletoFinding: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                finding_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        finding_id: string;
+                        /** @description PAID_TWICE, PAID_AFTER_CLOSE, AMOUNT_DIFFERS, UNKNOWN_BOLETO or UNKNOWN_MOVEMENT */
+                        kind: string;
+                        detail: string;
+                        /** Format: uuid */
+                        file_id: string;
+                        line: number;
+                        nosso_numero: string;
+                        merchant_id: string | null;
+                        payment_token: string | null;
+                        amount: string | null;
+                        /** @description yyyy-MM-ddTHH:mm:ss.SSSZ */
+                        created_at: string;
+                        resolved_at: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -93,7 +93,9 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
       const line = codes.digitable_line ?? '';
       const barcode = codes.barcode ?? '';
       const compensating = payment.status === 'PROCESSING';
-      view = { kind: 'boleto', digitableLine: line, formattedLine: formatDigitableLine(line), barcode, barcodeSvg: renderBoletoBarcodeSvg(barcode), dueDate: codes.due_date ?? '', compensating };
+      // A boleto registered with a bank may carry a PIX charge beside it (boleto híbrido, checkout/boleto-bank.ts).
+      const pix = codes.br_code && !compensating ? { brCode: codes.br_code, qrSvg: await renderBrCodeSvg(codes.br_code, { margin: 2 }) } : null;
+      view = { kind: 'boleto', digitableLine: line, formattedLine: formatDigitableLine(line), barcode, barcodeSvg: renderBoletoBarcodeSvg(barcode), dueDate: codes.due_date ?? '', compensating, pix };
     } else if ((payment.method === 'OXXO' || payment.method === 'PAYNET') && codes.reference) {
       view = { kind: 'voucher', network: payment.method, reference: codes.reference, barcodeSvg: renderCashVoucherBarcodeSvg(codes.reference), secondsLeft: paymentSecondsLeft };
     } else if (payment.method === 'SPEI' && codes.clabe) {

@@ -10,7 +10,7 @@ export type PageView =
   | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean }
   | { kind: 'processing' }
   | { kind: 'pix'; brCode: string; qrSvg: string; secondsLeft: number }
-  | { kind: 'boleto'; digitableLine: string; formattedLine: string; barcode: string; barcodeSvg: string; dueDate: string; compensating: boolean }
+  | { kind: 'boleto'; digitableLine: string; formattedLine: string; barcode: string; barcodeSvg: string; dueDate: string; compensating: boolean; pix?: { brCode: string; qrSvg: string } | null }
   | { kind: 'voucher'; network: 'OXXO' | 'PAYNET'; reference: string; barcodeSvg: string; secondsLeft: number }
   | { kind: 'spei'; clabe: string; reference: string; secondsLeft: number }
   | { kind: 'picpay'; deepLink: string; qrSvg: string; secondsLeft: number };
@@ -163,6 +163,14 @@ ${otherMethod}
 <button type="button" class="no-print" data-copy-target="digitable-line">${e(t.copy)}</button>
 <p id="copy-status" role="status" aria-live="polite" class="no-print"></p>
 <div class="barcode" role="img" aria-label="${e(t.barcodeLabel)}" data-barcode="${e(view.barcode)}">${view.barcodeSvg}</div>
+${view.pix ? `<div data-view="boleto-pix">
+<h2>${e(t.PIX)}</h2>
+<p>${e(t.pixInstructions)}</p>
+<div class="qr" role="img" aria-label="${e(t.pixQrLabel)}">${view.pix.qrSvg}</div>
+<label for="br-code">${e(t.pixCodeLabel)}</label>
+<textarea id="br-code" rows="4" readonly>${e(view.pix.brCode)}</textarea>
+<button type="button" class="no-print" data-copy-target="br-code">${e(t.copy)}</button>
+</div>` : ''}
 <button type="button" class="secondary no-print" data-print>${e(t.print)}</button>
 <p class="status no-print" role="status" aria-live="polite">${e(view.compensating ? t.compensating : t.waiting)}</p>
 ${view.compensating ? '' : otherMethod}

@@ -72,11 +72,12 @@ export async function openPixCharge(trx: Db, connectorId: string, payment: Pick<
  * @example await issuePixCharge(ctx, payment);
  */
 export async function issuePixCharge(ctx: AppContext, payment: Pick<PaymentRow, 'payment_token' | 'merchant_id' | 'method'>): Promise<boolean> {
-  if (payment.method !== 'PIX') return false;
+  // A boleto registered with a bank carries a PIX charge too where a PSP issues the merchant's (boleto híbrido).
+  if (payment.method !== 'PIX' && payment.method !== 'BOLETO') return false;
   const issuer = await pixIssuerFor(ctx, payment.merchant_id);
   if (!issuer) return false;
-  const codes = await ctx.db.selectFrom('checkout_payment_codes').select('br_code').where('payment_token', '=', payment.payment_token).executeTakeFirst();
-  if (!codes || codes.br_code) return false;
+  const codes = await ctx.db.selectFrom('checkout_payment_codes').select(['br_code', 'txid']).where('payment_token', '=', payment.payment_token).executeTakeFirst();
+  if (!codes || codes.br_code || !codes.txid) return false;
   try {
     await reconcileCharge(ctx, issuer, payment.merchant_id, payment.payment_token, false);
   } catch (error) {

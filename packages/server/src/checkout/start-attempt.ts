@@ -10,6 +10,7 @@ import { changeStatus, lockPayment, type PaymentRow } from '../payments/payment-
 import { buildSandboxBoleto } from '../rails/boleto';
 import { cashVoucherReference, speiReceivingClabe } from '../rails/mexico';
 import { BrCodeError, formatBrCodeAmount, generateBrCode } from '../rails/pix';
+import { bankBoletoExpiry, boletoBankFor, registerBoleto } from './boleto-bank';
 import { boletoTerm } from './boleto-term';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
 import { attemptOutcome, isCodeMethod, isFinalCheckoutStatus, type CheckoutMethod, type CodeMethod } from './states';
@@ -59,6 +60,8 @@ export interface AttemptContext {
   now: Date;
   /** The connector that issues the merchant's PIX charges at its PSP, or null when Colibri makes the code (sandbox). */
   pixIssuer: string | null;
+  /** The connector that registers the merchant's boletos with a bank, or null (the sandbox's boletos). */
+  boletoBank: Awaited<ReturnType<typeof boletoBankFor>>;
 }
 
 /**
@@ -70,7 +73,8 @@ export async function attemptContext(ctx: Pick<AppContext, 'db' | 'connectors'>,
   const plan = await loadFeePlan(ctx.db, merchantId);
   const merchant = await ctx.db.selectFrom('merchants').select(['name', 'boleto_due_business_days']).where('id', '=', merchantId).executeTakeFirstOrThrow();
   const issuer = await pixIssuerFor(ctx, merchantId);
-  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now, pixIssuer: issuer?.id ?? null };
+  const boletoBank = await boletoBankFor(ctx, merchantId);
+  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now, pixIssuer: issuer?.id ?? null, boletoBank };
 }
 
 /**
@@ -131,7 +135,9 @@ export async function refreshed(ctx: AppContext, session: CheckoutRow, payment: 
  *   session; when a PSP issues the merchant's charges, the charge is opened in its connector's books
  *   and its dynamic BR Code comes from the PSP once this transaction commits (issuePixCharge);
  * - BOLETO: a sandbox boleto due the merchant's number of business days after today in Brasília, payable
- *   through the end of that day (boleto-term.ts), whatever the session's expiry;
+ *   through the end of that day (boleto-term.ts), whatever the session's expiry; where a bank registers
+ *   the merchant's boletos, the bank's boleto, its registration waiting for the next remessa, and a PIX
+ *   charge beside it where a PSP issues the merchant's PIX (boleto-bank.ts);
  * - OXXO and PAYNET: a voucher reference with its Code 128 barcode, expiring with the session;
  * - SPEI: a receiving CLABE of its own, expiring with the session;
  * - PICPAY: a deep link into the wallet and the QR code that carries it, expiring with the session;
@@ -164,7 +170,8 @@ export async function createAttemptPayment(trx: Db, session: CheckoutRow, method
     authentication: undefined,
     subscriptionId: null,
     checkoutId: session.checkout_id,
-    expiresAt: boleto ? boleto.payableUntil : session.expires_at,
+    // A boleto registered with a bank stays open a few days past its due date, for the bank's return of a last-day payment.
+    expiresAt: boleto ? (context.boletoBank ? bankBoletoExpiry(boleto.payableUntil, context.boletoBank) : boleto.payableUntil) : session.expires_at,
     now,
     // A card payment sent at once has its move to PROCESSING as first event; an attempt's payment waits
     // in CREATED for the payer (or, for a card, for the card typed on the page), so the merchant is told
@@ -190,7 +197,12 @@ export async function createAttemptPayment(trx: Db, session: CheckoutRow, method
   } else {
     // One sequence numbers every boleto, voucher and SPEI account, so no two payments share a reference.
     const { sequence } = await trx.selectNoFrom((eb) => eb.fn<string>('nextval', [eb.val('checkout_boleto_seq')]).as('sequence')).executeTakeFirstOrThrow();
-    if (method === 'BOLETO' && boleto) {
+    if (method === 'BOLETO' && boleto && context.boletoBank) {
+      // Registered with the bank by the next remessa (boleto-bank.ts); with a PIX charge where a PSP issues the merchant's.
+      const built = await registerBoleto(trx, context.boletoBank, payment, BigInt(sequence), boleto.dueDate, chargedMinor, now);
+      const txid = context.pixIssuer ? await openPixCharge(trx, context.pixIssuer, payment) : null;
+      await trx.insertInto('checkout_payment_codes').values({ ...codes, txid, barcode: built.barcode, digitable_line: built.digitableLine, due_date: boleto.dueDate }).execute();
+    } else if (method === 'BOLETO' && boleto) {
       const built = buildSandboxBoleto({ agreement: SANDBOX_BOLETO_AGREEMENT, sequence: BigInt(sequence), dueDate: boleto.dueDate, amountCents: chargedMinor });
       await trx.insertInto('checkout_payment_codes').values({ ...codes, barcode: built.barcode, digitable_line: built.digitableLine, due_date: boleto.dueDate }).execute();
     } else if (method === 'OXXO' || method === 'PAYNET') {

@@ -13,6 +13,7 @@ import type { DisputeTables } from './tables/disputes';
 import type { BalanceTables } from './tables/balance';
 import type { SettlementTables } from './tables/settlements';
 import type { ReconciliationTables } from './tables/reconciliation';
+import type { BoletoBankTables } from './tables/boleto-bank';
 
 /**
  * Table types for Kysely. Each domain adds its tables here, or in tables/<domain>.ts, next to its
@@ -199,7 +200,7 @@ export interface CardsTable {
   created_at: CreatedAt;
 }
 
-export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables, SettlementTables, ReconciliationTables {
+export interface Database extends ConnectorTables, PaymentTables, RefundTables, PayoutTables, CheckoutTables, SubscriptionTables, ThreeDsTables, ReportTables, WebhookTables, DashboardTables, DisputeTables, BalanceTables, SettlementTables, ReconciliationTables, BoletoBankTables {
   merchants: MerchantsTable;
   users: UsersTable;
   settings: SettingsTable;

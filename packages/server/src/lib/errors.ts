@@ -289,6 +289,11 @@ export const ERRORS = define({
   RECONCILIATION_ADJUSTMENT_MERCHANT: { code: '11.03.0002', status: 422, description: "adjustment.merchant_id: the line belongs to another merchant; an adjustment moves the line's own merchant's balance." },
   RECONCILIATION_MERCHANT_NOT_FOUND: { code: '11.03.0003', status: 404, description: 'adjustment.merchant_id: no merchant has this id.' },
 
+  // 12 — boleto bank files (docs/connectors.md). 12.01: the files; 12.02: the findings of their returns.
+  BOLETO_FILE_NOT_FOUND: { code: '12.01.0001', status: 404, description: 'file_id: no boleto bank file has this id.' },
+  BOLETO_FINDING_NOT_FOUND: { code: '12.02.0001', status: 404, description: 'finding_id: no finding of the boleto returns has this id.' },
+  BOLETO_FINDING_RESOLVED: { code: '12.02.0002', status: 409, description: 'finding_id: the finding is already resolved.' },
+
   // 08 — the merchant dashboard (docs/dashboard.md). 08.01: its session.
   DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },
   DASHBOARD_ORIGIN_REFUSED: { code: '08.01.0002', status: 403, description: 'Origin: the dashboard accepts changes only from its own pages.' },
