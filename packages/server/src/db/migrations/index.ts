@@ -30,6 +30,7 @@ import * as settlements from './0033-settlements';
 import * as reconciliation from './0034-reconciliation';
 import * as pixReturns from './0035-pix-returns';
 import * as boletoBankFiles from './0036-boleto-bank-files';
+import * as paymentsByReference from './0042-payments-by-reference';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '0034-reconciliation': reconciliation,
   '0035-pix-returns': pixReturns,
   '0036-boleto-bank-files': boletoBankFiles,
+  '0042-payments-by-reference': paymentsByReference,
 };
