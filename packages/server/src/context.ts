@@ -6,7 +6,7 @@ import type { Principal, TokenService } from './auth/tokens';
 import type { Config } from './config';
 import type { ConnectorRouter } from './connectors/router';
 import type { Db, Engine } from './db/database';
-import type { ErrorKey } from './http/errors';
+import type { ErrorKey } from './lib/errors';
 import type { WorkerSignal } from './jobs/worker-signal';
 import type { Processor } from './processor/processor';
 import type { SecretBox } from './lib/secret-box';
