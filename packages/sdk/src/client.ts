@@ -168,6 +168,14 @@ export class Colibri {
   };
 
   readonly payments = {
+    /** One page of the merchant's payments, newest first (filters: reference_id, status, method, from, to, created_before). */
+    list: async (query: Partial<QueryOf<'listPayments'>> = {}): Promise<Schemas['PaymentPage']> =>
+      unwrap(await this.api.GET('/payments', { params: { query: query as QueryOf<'listPayments'> } })),
+    /**
+     * Every payment matching the query, newest first, page after page. The walk pins `created_before` to
+     * just after the first page's newest payment, so payments made meanwhile do not shift the pages.
+     */
+    all: (query: Partial<QueryOf<'listPayments'>> = {}): AsyncGenerator<Schemas['PaymentSummary']> => this.paymentsPinned(query),
     /** sendPayment: `payment.amount` may be a number or a decimal string; the service gets the string the spec fixes. */
     send: async (body: WithAmounts<BodyOf<'sendPayment'>>): Promise<Schemas['Payment']> =>
       unwrap(await this.api.POST('/checkout/sendPayment', { body: normaliseAmounts('sendPayment', body) as BodyOf<'sendPayment'> })),
@@ -385,12 +393,23 @@ export class Colibri {
       }
     }
   }
+
+  /** Every payment of a query, the pages pinned by `created_before` to just after the first page's newest. */
+  private async *paymentsPinned(query: Partial<QueryOf<'listPayments'>>): AsyncGenerator<Schemas['PaymentSummary']> {
+    const first = await this.payments.list({ ...query, page: 0 });
+    yield* first.content;
+    const newest = first.content[0];
+    if (first.last || !newest) return;
+    const pinned = query.created_before ?? new Date(Date.parse(`${newest.created_at.replace(' ', 'T')}Z`) + 1).toISOString();
+    yield* numberedPages((page) => this.payments.list({ ...query, created_before: pinned, page: page + 1 }), (p) => ({ items: p.content, last: p.last }));
+  }
 }
 
 /** The data of a successful openapi-fetch answer, or the error as a ColibriError. */
 export function unwrap<T>(answer: { data?: T; error?: unknown; response: Response }): NonNullable<T> {
   if (!answer.response.ok || answer.error !== undefined) throw ColibriError.from(answer.response.status, answer.error, answer.response.headers);
   return answer.data as NonNullable<T>;
+
 }
 
 async function* numberedPages<P, T>(fetchPage: (page: number) => Promise<P>, read: (page: P) => { items: readonly T[]; last: boolean }): AsyncGenerator<T> {

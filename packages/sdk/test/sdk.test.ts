@@ -158,6 +158,23 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     await expect(colibri.disputes.accept(opened.dispute_id)).rejects.toMatchObject({ name: 'ColibriError', status: 409, codes: ['09.02.0001'] });
   });
 
+  it('finds payments by reference and walks every page, not shifted by payments made meanwhile', async () => {
+    const merchant = await service().merchant();
+    const { colibri } = clientFor(service(), merchant);
+    const ids = await customer(colibri);
+    const send = (reference: string) => colibri.payments.send({ contract_id: merchant.contract_id, reference_id: reference, ...ids, payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+    for (const reference of ['walk-1', 'walk-2', 'walk-3']) await send(reference);
+    const found = await colibri.payments.list({ reference_id: 'walk-2' });
+    expect(found.content.map((p) => p.reference_id)).toEqual(['walk-2']);
+    const seen: string[] = [];
+    for await (const payment of colibri.payments.all({ size: 1 })) {
+      seen.push(payment.reference_id);
+      // A payment made while walking: after the first page, it would shift every page by one.
+      if (seen.length === 1) await send('walk-4');
+    }
+    expect(seen).toEqual(['walk-3', 'walk-2', 'walk-1']);
+  });
+
   it('registers where settlements go and reads them page by page', async () => {
     const merchant = await service().merchant();
     const { colibri } = clientFor(service(), merchant);

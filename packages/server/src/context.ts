@@ -6,6 +6,7 @@ import type { Principal, TokenService } from './auth/tokens';
 import type { Config } from './config';
 import type { ConnectorRouter } from './connectors/router';
 import type { Db, Engine } from './db/database';
+import type { ErrorKey } from './lib/errors';
 import type { WorkerSignal } from './jobs/worker-signal';
 import type { Processor } from './processor/processor';
 import type { SecretBox } from './lib/secret-box';
@@ -46,6 +47,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The report endpoints answer 401 with their own body (spec, Errors). */
     unauthorizedBody?: 'standard' | 'reports';
+    /**
+     * Rules beyond the body's schema, run on a body the schema refused too, so one answer names every
+     * failing field (http/error-handler.ts). Each must accept any value and check only well-typed fields.
+     */
+    fieldChecks?: (body: unknown) => { key: ErrorKey; description: string }[];
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -14,6 +14,13 @@ function expectAccessDenied(response: ApiResponse, path: string) {
   expect(response.body.timestamp).toMatch(ERROR_TIMESTAMP);
 }
 
+/** The WWW-Authenticate challenge of a 401, its parameters by name (RFC 6750, section 3). */
+function challengeOf(response: ApiResponse): Record<string, string> {
+  const header = response.headers.get('www-authenticate') ?? '';
+  expect(header).toMatch(/^Bearer /);
+  return Object.fromEntries([...header.matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => [name!, value!.replace(/\\(.)/g, '$1')]));
+}
+
 function b64url(value: object): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
@@ -156,5 +163,64 @@ describeEachEngine('POST /auth and X-Auth-Token', (service) => {
 
     // The untouched token still works, so each refusal above is about its own defect.
     expect((await service().get('/me', { token: m.token })).status).toBe(200);
+  });
+
+  it('says why a request was refused in WWW-Authenticate, with the 401 body as the spec has it', async () => {
+    const m = await service().merchant();
+    const refused = async (response: ApiResponse, path = '/me') => {
+      expectAccessDenied(response, path);
+      return challengeOf(response);
+    };
+    // Nothing sent: the challenge alone (RFC 6750, 3.1).
+    expect(await refused(await service().get('/me'))).toEqual({ realm: 'colibri' });
+    expect(await refused(await service().get('/me', { headers: { authorization: `Bearer ${m.token}` } }))).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('X-Auth-Token header, not Authorization'),
+    });
+    expect((await refused(await service().get('/me', { token: m.api_secret }))).error_description).toMatch(/^this is an API secret, not an access token: .*POST \/auth/);
+    expect((await refused(await service().get('/me', { token: m.api_key }))).error_description).toMatch(/^this is an API key/);
+    expect(await refused(await service().get('/me', { token: 'not-a-jwt' }))).toMatchObject({ error: 'invalid_token', error_description: expect.stringMatching(/^malformed access token/) });
+
+    const past = Math.floor(Date.now() / 1000) - TOKEN_TTL_SECONDS - 5;
+    const expired = await service().ctx.tokens.issue({ userId: m.user.id, merchantId: m.merchant_id }, past);
+    const expiredAt = new Date((past + TOKEN_TTL_SECONDS) * 1000).toISOString();
+    expect((await refused(await service().get('/me', { token: expired }))).error_description).toBe(
+      `the access token expired at ${expiredAt} (tokens live 5 minutes): get a new one at POST /auth, or use the refresh-token header of the last answer`,
+    );
+    const foreign = await new SignJWT({ mid: m.merchant_id })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k_elsewhere' })
+      .setSubject(m.user.id)
+      .setIssuer('colibri')
+      .setAudience('colibri-api')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(randomBytes(32));
+    expect((await refused(await service().get('/me', { token: foreign }))).error_description).toMatch(/signed with a key this service does not know/);
+    const [header, payload, signature] = m.token.split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString());
+    const tampered = `${header}.${b64url({ ...claims, mid: randomBytes(8).toString('hex') })}.${signature}`;
+    expect((await refused(await service().get('/me', { token: tampered }))).error_description).toMatch(/signature, lifetime or claims were altered/);
+
+    // A wrong secret at /auth: said as a pair, never which of the two was wrong.
+    const wrong = await refused(await service().post('/auth', { apiKey: m.api_key, apiSecret: `${m.api_secret}x` }), '/auth');
+    expect(wrong).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('do not match an enabled user') });
+    expect(await refused(await service().post('/auth', { apiKey: 'ck_unknown', apiSecret: m.api_secret }), '/auth')).toEqual(wrong);
+
+    // The admin API's own realm.
+    const admin = await service().get('/admin/stuck-operations');
+    expect(admin.status).toBe(401);
+    expect(challengeOf(admin)).toEqual({ realm: 'colibri-admin' });
+    expect(challengeOf(await service().get('/admin/stuck-operations', { token: m.token }))).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('not a merchant access token') });
+    expect(challengeOf(await service().get('/admin/stuck-operations', { headers: { authorization: 'Bearer adm_wrong' } }))).toMatchObject({ error: 'invalid_token' });
+
+    // Disabled after its token was issued.
+    const disabled = await service().post(`/admin/users/${m.user.id}/disable`, undefined, { headers: { authorization: `Bearer ${service().ctx.adminToken}` } });
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    await expect
+      .poll(async () => {
+        const response = await service().get('/me', { token: m.token });
+        return response.status === 401 ? challengeOf(response).error_description : `status ${response.status}`;
+      }, { timeout: 20_000 })
+      .toBe('the access token is of a user or merchant that has been disabled');
   });
 });

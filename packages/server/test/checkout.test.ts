@@ -134,6 +134,12 @@ describeEachEngine('hosted checkout API', (service) => {
     // Every failing rule at once, in the order of the spec's field list.
     const many = await service().post('/checkout/generate', generateBody(m, { amount: '1.234', contractId: 'x', method: 'CASH', successUrl: 'x' }), { token: m.token });
     expect(many.body.errors.map((e: { code: string }) => e.code)).toEqual(['00.01.0044', '00.04.0001', '03.01.0001', '03.01.0002']);
+    // A required field sent under a near-twin name is named in the answer.
+    const { referenceId, ...rest } = generateBody(m);
+    const twin = await service().post('/checkout/generate', { ...rest, reference_id: referenceId }, { token: m.token });
+    expect(twin.body.errors).toEqual([{ code: '00.01.0001', description: 'referenceId: is required. The request has "reference_id": did you mean "referenceId"?' }]);
+    const typo = await service().post('/checkout/generate', { ...generateBody(m), contractId: undefined, contractld: m.contract_id }, { token: m.token });
+    expect(typo.body.errors[0].description).toBe('contractId: is required. The request has "contractld": did you mean "contractId"?');
     // A decimal number, a decimal string and other assets (converted to BRL) are all accepted.
     for (const amount of [1, 1.5, '1.50', '1000000']) await generate(service(), m, { amount });
     expect((await service().post('/checkout/generate', generateBody(m), {})).status).toBe(401);

@@ -4,7 +4,7 @@ import { IllegalMoveError } from '../src/lib/state-machine';
 import { applyOutcomes, loadOperations } from '../src/payments/apply-outcome';
 import { changeStatus, lockPayment } from '../src/payments/payment-record';
 import { describeEachEngine, ERROR_TIMESTAMP } from './harness';
-import { customerWithCard, operationJobs, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, operationJobs, paymentBody, settled, settledCardPayment, waitForStatus } from './fixtures';
 import { PROCESS_PAYMENT_JOB } from '../src/payments/payment-job';
 
 const HISTORY_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -75,6 +75,44 @@ describeEachEngine('card payments', (service) => {
     const statuses = details.transaction_history.map((h: { status: string }) => h.status);
     expect(statuses).toEqual(['PAID', 'PROCESSING', 'CREATED']);
     for (const h of details.transaction_history) expect(h.timestamp).toMatch(HISTORY_TIMESTAMP);
+  });
+
+  it('lists the merchant\'s payments, found by reference, status, method and day, newest first, never another merchant\'s', async () => {
+    const m = await service().merchant();
+    const other = await service().merchant();
+    const made: string[] = [];
+    for (const [reference, card] of [['list-a', undefined], ['list-b', '4000000000000002'], ['list-a', undefined]] as const) {
+      made.push((await settledCardPayment(service(), m, { reference_id: reference, payment: { amount: '12.34' } }, card)).token);
+    }
+    await settledCardPayment(service(), other, { reference_id: 'list-a' });
+    const list = async (query: string, merchant = m) => {
+      const answer = await service().get(`/payments${query}`, { token: merchant.token });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body;
+    };
+    const all = await list('');
+    expect(all.totalElements).toBe(3);
+    expect(all.content.map((p: { payment_token: string }) => p.payment_token)).toEqual([...made].reverse());
+    expect(all.content[0]).toEqual({
+      payment_token: made[2], reference_id: 'list-a', status: 'PAID', method: 'CREDITCARD', amount: 12.34, asset: 'BRL', captured: 12.34, refunded: 0, installments: 1,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/),
+    });
+    expect(typeof all.refresh_token).toBe('string');
+    expect((await list('?reference_id=list-a')).content.map((p: { payment_token: string }) => p.payment_token)).toEqual([made[2], made[0]]);
+    expect((await list('?status=DECLINED')).content.map((p: { reference_id: string }) => p.reference_id)).toEqual(['list-b']);
+    expect((await list('?method=PIX')).totalElements).toBe(0);
+    const day = all.content[0].created_at.slice(0, 10);
+    expect((await list(`?from=${day}&to=${day}`)).totalElements).toBe(3);
+    expect((await list('?to=2000-01-01')).totalElements).toBe(0);
+    const paged = await list('?size=2&page=1');
+    expect(paged).toMatchObject({ totalElements: 3, totalPages: 2, number: 1, last: true });
+    expect(paged.content.map((p: { payment_token: string }) => p.payment_token)).toEqual([made[0]]);
+    const before = `${all.content[0].created_at.replace(' ', 'T')}Z`;
+    expect((await list(`?created_before=${encodeURIComponent(before)}`)).content.map((p: { payment_token: string }) => p.payment_token)).toEqual([made[1], made[0]]);
+    expect((await list('?reference_id=list-a', other)).totalElements).toBe(1);
+    const bad = await service().get('/payments?status=LOST&size=0', { token: m.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { description: string }) => e.description.split(':')[0])).toEqual(['size', 'status']);
   });
 
   it('ends DECLINED or ERROR with the processor code for the contract test cards', async () => {

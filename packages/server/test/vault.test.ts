@@ -138,6 +138,11 @@ describeEachEngine('POST /checkout/person', (service) => {
       { code: ERRORS.TAX_ID_INVALID.code, description: 'tax_id: the check digits do not match; this is not a valid CPF.' },
       { code: ERRORS.FIELD_FORMAT.code, description: expect.stringMatching(/^phone: /) },
     ]);
+    // A schema failure and a rule beyond the schema in one answer: the e-mail and the CPF together.
+    expectErrors(await post(personBody({ email: 'maria@', tax_id: '123.456.789-00' })), 400, [
+      { code: ERRORS.FIELD_FORMAT.code, description: 'email: must be a valid email.' },
+      { code: ERRORS.TAX_ID_INVALID.code, description: 'tax_id: the check digits do not match; this is not a valid CPF.' },
+    ]);
     expect(await personsOf(service(), m.merchant_id)).toEqual([]);
   });
 

@@ -520,6 +520,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find the merchant's payments
+         * @description Newest first, as a page object; filters by your reference_id (exact), status, method and the day created. To walk every page while payments keep arriving, pin created_before to just after the first page's newest created_at.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/sendPayment": {
         parameters: {
             query?: never;
@@ -1942,6 +1962,53 @@ export interface components {
             masked_number: string;
             /** @description A fresh 5-minute access token */
             refresh_token: string;
+        };
+        /** PaymentSummary */
+        PaymentSummary: {
+            /** Format: uuid */
+            payment_token: string;
+            reference_id: string;
+            /** @enum {string} */
+            status: "CREATED" | "PROCESSING" | "PRE_AUTHORIZED" | "PAID" | "DECLINED" | "CANCELED" | "EXPIRED" | "ERROR" | "REFUNDED" | "PARTIALLY_REFUNDED";
+            /** @enum {string} */
+            method: "PIX" | "CREDITCARD" | "DEBITCARD" | "BOLETO" | "PICPAY" | "OXXO" | "PAYNET" | "SPEI";
+            amount: number;
+            asset: string;
+            captured: number;
+            refunded: number;
+            installments: number;
+            /** @description yyyy-MM-dd HH:mm:ss.SSS (UTC) */
+            created_at: string;
+        };
+        /** PaymentPage */
+        PaymentPage: {
+            refresh_token: string;
+            content: components["schemas"]["PaymentSummary"][];
+            pageable: {
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                offset: number;
+                pageSize: number;
+                pageNumber: number;
+                paged: boolean;
+                unpaged: boolean;
+            };
+            last: boolean;
+            totalPages: number;
+            totalElements: number;
+            first: boolean;
+            size: number;
+            number: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            numberOfElements: number;
+            empty: boolean;
         };
         /** Totals */
         Totals: {
@@ -4602,6 +4669,59 @@ export interface operations {
                         }[];
                         refresh_token?: string;
                     };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                /** @description payments per page, at most 100 */
+                size?: number;
+                /** @description page number, from 0 */
+                page?: number;
+                /** @description the merchant's own reference of the payment (exact) */
+                reference_id?: string;
+                status?: "CREATED" | "PROCESSING" | "PRE_AUTHORIZED" | "PAID" | "DECLINED" | "CANCELED" | "EXPIRED" | "ERROR" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                method?: "PIX" | "CREDITCARD" | "DEBITCARD" | "BOLETO" | "PICPAY" | "OXXO" | "PAYNET" | "SPEI";
+                /** @description YYYY-MM-DD: created on or after this day (UTC, merchant clock) */
+                from?: string;
+                /** @description YYYY-MM-DD: created on or before this day */
+                to?: string;
+                /** @description ISO 8601 instant: only payments created before it; a client walking the pages pins it, so new payments do not shift them */
+                created_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPage"];
                 };
             };
             /** @description Bad request: one error per failing field */

@@ -1,5 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppContext } from '../context';
+import { challenge } from './refusals';
 import { ApiError } from '../http/errors';
 import { consumeOrRefuse, limiterKey, refuseIfSpent, sharedLimiter, SWEEPER_NAME } from '../lib/shared-limiter';
 import type { Authenticator } from './authenticate';
@@ -43,7 +44,10 @@ export class LoginLimits {
     const user = await authenticator.authenticate(apiKey, apiSecret);
     if (!user) {
       await Promise.all([this.failuresPerAddress.penalty(fromAddress), this.failuresPerKeyAndAddress.penalty(keyAndAddress)]);
-      throw new ApiError('ACCESS_DENIED');
+      // Which of key and secret was wrong stays unsaid (authenticate.ts): keys are not to be probed.
+      throw new ApiError('ACCESS_DENIED', undefined, {
+        challenge: challenge('merchant', 'invalid_request', 'the API key and secret (form fields apiKey and apiSecret) do not match an enabled user'),
+      });
     }
     await consumeOrRefuse(this.successesPerKey, limiterKey(apiKey));
     return user;

@@ -1,5 +1,5 @@
 import { randomBytes, webcrypto } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import type { SecretBox } from '../lib/secret-box';
@@ -225,6 +225,32 @@ export class TokenService {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
       throw error;
     }
+  }
+
+  /**
+   * Why a token `verify` refused is refused, in words for the caller (the WWW-Authenticate header's
+   * error_description, and the log). Called only after a refusal, so the common path pays nothing.
+   * @example await tokens.explain('cs_…') // 'this is an API secret, not an access token: …'
+   */
+  async explain(token: string, nowSeconds = Date.now() / 1000): Promise<string> {
+    const exchange = 'exchange the API key and secret for an access token at POST /auth';
+    if (token.startsWith('cs_')) return `this is an API secret, not an access token: ${exchange}`;
+    if (token.startsWith('ck_')) return `this is an API key, not an access token: ${exchange}`;
+    if (token.startsWith('adm_')) return 'this is the admin token: it goes in Authorization: Bearer to /admin/*, and merchant calls take an access token';
+    let kid: string | undefined;
+    let payload: ReturnType<typeof decodeJwt>;
+    try {
+      kid = decodeProtectedHeader(token).kid;
+      payload = decodeJwt(token);
+    } catch {
+      return `malformed access token (not a JWT): ${exchange}`;
+    }
+    if (payload.iss !== ISSUER || payload.aud !== AUDIENCE) return 'the access token was not issued by Colibri';
+    if (typeof payload.exp === 'number' && payload.exp <= nowSeconds) {
+      return `the access token expired at ${new Date(payload.exp * 1000).toISOString()} (tokens live ${TOKEN_TTL_SECONDS / 60} minutes): get a new one at POST /auth, or use the refresh-token header of the last answer`;
+    }
+    if (kid === undefined || !this.keys.has(kid)) return 'the access token was signed with a key this service does not know (another installation, or a key retired since)';
+    return 'the access token is not valid: its signature, lifetime or claims were altered';
   }
 
   /** The key a token names; an unknown key id makes this process look for new keys (at most once a second). */

@@ -24,11 +24,13 @@ const FRAMEWORK_ERRORS: Record<string, keyof typeof ERRORS> = {
 };
 
 /** Turns anything thrown into an ApiError; returns null for a genuine server fault. */
-export function toApiError(error: unknown): ApiError | null {
+export function toApiError(error: unknown, request?: FastifyRequest): ApiError | null {
   if (error instanceof ApiError) return error;
   const fastifyError = error as Partial<FastifyError>;
   if (Array.isArray(fastifyError.validation)) {
-    return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
+    const part = fastifyError.validationContext ?? 'body';
+    const checks = part === 'body' ? request?.routeOptions.config?.fieldChecks : undefined;
+    return validationError(fastifyError.validation, part, checks ? checks(request?.body) : []);
   }
   const mapped = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (mapped) return new ApiError(mapped);
@@ -55,7 +57,7 @@ export function toApiError(error: unknown): ApiError | null {
  */
 export function installErrorHandler(app: App, ctx: AppContext, allowedMethods: (path: string) => string[] = () => []): void {
   app.setErrorHandler(async (error, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, request);
     if (apiError?.status === 503) {
       request.log.warn({ err: error }, 'database unavailable');
     } else if (apiError) {
@@ -108,6 +110,7 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
 }
 
 async function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, ctx: AppContext) {
+  if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
   if (error.status === 401 && request.routeOptions.config?.unauthorizedBody === 'reports') {
     return reply.code(401).type('application/json').send(REPORTS_UNAUTHORIZED_BODY);
   }

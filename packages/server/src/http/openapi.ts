@@ -53,6 +53,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /admin/reconciliation/runs/{run_id}/lines/{line_id}/resolve': { id: 'resolveReconciliationLine' },
   'POST /checkout/person': { id: 'createPerson' },
   'POST /checkout/card': { id: 'createCard' },
+  'GET /payments': { id: 'listPayments' },
   'POST /checkout/sendPayment': { id: 'sendPayment' },
   'POST /checkout/{payment_token}/capture': { id: 'capturePayment', description: 'Captures all or part of a PRE_AUTHORIZED payment. Answers PROCESSING; the payment ends PAID.' },
   'POST /checkout/{payment_token}/cancel': { id: 'cancelPayment' },

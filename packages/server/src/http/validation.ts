@@ -50,7 +50,10 @@ function describe(error: ErrorObject): { key: ErrorKey; field: string; message: 
   const custom = (error.parentSchema as { 'x-error'?: CustomError } | undefined)?.['x-error'];
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required') {
-    return { key: 'FIELD_REQUIRED', field: fieldPath(error.instancePath, String(params.missingProperty)), message: 'is required.' };
+    const missing = String(params.missingProperty);
+    const twin = nearTwin(missing, error.data);
+    const hint = twin === undefined ? '' : ` The request has "${twin}": did you mean "${missing}"?`;
+    return { key: 'FIELD_REQUIRED', field: fieldPath(error.instancePath, missing), message: `is required.${hint}` };
   }
   const field = fieldPath(error.instancePath);
   if (custom && error.keyword !== 'type') return { key: custom.key, field, message: custom.message };
@@ -88,6 +91,32 @@ function describe(error: ErrorObject): { key: ErrorKey; field: string; message: 
   }
 }
 
+/** A name without case, `_` and `-`: `reference_id`, `referenceId` and `Reference-ID` are one. */
+const folded = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * A field the object has that is likely meant as the missing one: the same name in another spelling
+ * (`reference_id` for `referenceId`), or one letter off for names of six letters or more (`ammount`).
+ */
+function nearTwin(missing: string, data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const names = Object.keys(data).slice(0, 200);
+  const target = folded(missing);
+  return names.find((n) => n !== missing && folded(n) === target) ?? (target.length >= 6 ? names.find((n) => n !== missing && editDistance(folded(n), target) === 1) : undefined);
+}
+
+/** Levenshtein distance, for names of a few dozen letters (bounded by the caller: 200 names of a body). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 1 || a.length > 64) return 2;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 function article(type: string): string {
   const name = type.replace(/,/g, ' or ');
   return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
@@ -95,9 +124,10 @@ function article(type: string): string {
 
 /**
  * Maps Ajv failures to one catalogue item per field. For unions (`anyOf`/`oneOf`) Ajv reports every
- * branch; those branch errors are folded into the union's own failure on the same field.
+ * branch; those branch errors are folded into the union's own failure on the same field. `more` are the
+ * route's failures beyond its schema, added for fields the schema did not refuse.
  */
-export function validationError(errors: readonly ErrorObject[], part: string): ApiError {
+export function validationError(errors: readonly ErrorObject[], part: string, more: readonly { key: ErrorKey; description: string }[] = []): ApiError {
   const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
   const seen = new Set<string>();
   const failures: { key: ErrorKey; description: string }[] = [];
@@ -109,6 +139,13 @@ export function validationError(errors: readonly ErrorObject[], part: string): A
     if (seen.has(field)) continue;
     seen.add(field);
     failures.push({ key: described.key, description: `${field}: ${described.message}` });
+  }
+  // The route's own rules (config.fieldChecks), for the fields the schema did not already refuse.
+  for (const failure of more) {
+    const field = failure.description.slice(0, failure.description.indexOf(':'));
+    if (seen.has(field)) continue;
+    seen.add(field);
+    failures.push(failure);
   }
   return ApiError.fields(failures);
 }

@@ -344,14 +344,17 @@ export class ApiError extends Error {
   readonly items: readonly ErrorItem[];
   /** Sent as `Retry-After` (rate limits). */
   readonly retryAfterSeconds: number | undefined;
+  /** Sent as `WWW-Authenticate` with a 401: why the credentials were refused (RFC 6750), where the spec's body has no room for it. */
+  readonly challenge: string | undefined;
 
-  constructor(key: ErrorKey, description?: string, options?: { message?: string; retryAfterSeconds?: number }) {
+  constructor(key: ErrorKey, description?: string, options?: { message?: string; retryAfterSeconds?: number; challenge?: string }) {
     const definition = ERRORS[key];
     super(options?.message ?? description ?? definition.description);
     this.name = 'ApiError';
     this.status = definition.status;
     this.items = [{ code: definition.code, description: description ?? definition.description }];
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.challenge = options?.challenge;
   }
 
   /** Several failures of one request, all answered together; the status is that of the first. */

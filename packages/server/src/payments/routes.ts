@@ -6,15 +6,32 @@ import { errorResponses } from '../http/schema-kit';
 import { cancelPreAuthorization } from './cancel';
 import { capturePayment } from './capture';
 import { paymentResponse } from './payment-response';
-import { CaptureBody, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse } from './schemas';
+import { listPayments } from './list-payments';
+import { CaptureBody, PaymentListQuery, PaymentPage, PaymentResponse, PaymentTokenParams, SendPaymentBody, StatusResponse } from './schemas';
 import { sendPayment, type AuthenticationClaims } from './send-payment';
 
 /**
- * Card payments: sendPayment, capture and cancel (transaction details: payment-details/routes.ts). Thin: schema, one call, presentation.
+ * Card payments: the list, sendPayment, capture and cancel (transaction details: payment-details/routes.ts). Thin: schema, one call, presentation.
  * `claims` claims the 3DS data a sendPayment carries (3DS's, handed in by app.ts; AuthenticationClaims in send-payment.ts).
  */
 export function registerPaymentRoutes(app: App, ctx: AppContext, claims: AuthenticationClaims): void {
   registerInstallmentRoutes(app, ctx);
+  app.get(
+    '/payments',
+    {
+      schema: {
+        summary: "Find the merchant's payments",
+        description:
+          'Newest first, as a page object; filters by your reference_id (exact), status, method and the day created. ' +
+          'To walk every page while payments keep arriving, pin created_before to just after the first page\'s newest created_at.',
+        tags: ['Payments'],
+        querystring: PaymentListQuery,
+        response: { 200: PaymentPage, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => ({ ...(await listPayments(ctx.db, principalOf(request).merchantId, request.query)), refresh_token: await refreshToken(ctx, request) }),
+  );
+
   app.post(
     '/checkout/sendPayment',
     {

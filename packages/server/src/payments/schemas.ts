@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox';
+import { PageSchema } from '../http/page';
 import { StatusEnum, StringEnum } from '../http/schema-kit';
+import { PAYMENT_METHODS } from './methods';
 import { PAYMENT_STATUSES } from './states';
 
 /** Request and response schemas of the card payment endpoints, field for field as the spec lists them. */
@@ -156,3 +158,35 @@ export const TransactionDetailsResponse = Type.Object(
   },
   { title: 'TransactionDetails', description: 'The Transaction details resource' },
 );
+
+/** GET /payments (payments/list-payments.ts). */
+export const PaymentListQuery = Type.Object({
+  size: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'payments per page, at most 100' }),
+  page: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'page number, from 0' }),
+  reference_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the merchant's own reference of the payment (exact)" })),
+  status: Type.Optional(StringEnum(PAYMENT_STATUSES)),
+  method: Type.Optional(StringEnum(PAYMENT_METHODS)),
+  from: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or after this day (UTC, merchant clock)' })),
+  to: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or before this day' })),
+  created_before: Type.Optional(
+    Type.String({ format: 'date-time', description: 'ISO 8601 instant: only payments created before it; a client walking the pages pins it, so new payments do not shift them' }),
+  ),
+});
+
+export const PaymentSummary = Type.Object(
+  {
+    payment_token: Type.String({ format: 'uuid' }),
+    reference_id: Type.String(),
+    status: StringEnum(PAYMENT_STATUSES),
+    method: StringEnum(PAYMENT_METHODS),
+    amount: Type.Number(),
+    asset: Type.String(),
+    captured: Type.Number(),
+    refunded: Type.Number(),
+    installments: Type.Integer(),
+    created_at: Type.String({ description: 'yyyy-MM-dd HH:mm:ss.SSS (UTC)' }),
+  },
+  { title: 'PaymentSummary' },
+);
+
+export const PaymentPage = PageSchema(PaymentSummary, 'PaymentPage', { refresh_token: Type.String() });

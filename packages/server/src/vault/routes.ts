@@ -5,7 +5,7 @@ import { refreshToken } from '../auth/refresh-token';
 import { errorResponses } from '../http/schema-kit';
 import { resolveCardInput, cardEncryptionKey } from './card-encryption';
 import { createCard } from './create-card';
-import { createPerson } from './create-person';
+import { createPerson, personFieldChecks } from './create-person';
 import { CardEncryptionKeyResponse, CreateCardBody, CreateCardResponse, CreatePersonBody, CreatePersonResponse } from './schemas';
 
 /**
@@ -18,6 +18,8 @@ export function registerVaultRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/checkout/person',
     {
+      // A malformed e-mail and a wrong CPF are told together, not one request after the other.
+      config: { fieldChecks: personFieldChecks },
       schema: {
         summary: 'Create a person',
         description: 'Registers a customer (CPF or CNPJ, check digits verified) and returns its public_person_id for cards and payments.',

@@ -32,6 +32,7 @@ import * as pixReturns from './0035-pix-returns';
 import * as boletoBankFiles from './0036-boleto-bank-files';
 import * as paymentIpCountry from './0038-payment-ip-country';
 import * as externalAuthentications from './0039-external-authentications';
+import * as paymentsByReference from './0042-payments-by-reference';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0036-boleto-bank-files': boletoBankFiles,
   '0038-payment-ip-country': paymentIpCountry,
   '0039-external-authentications': externalAuthentications,
+  '0042-payments-by-reference': paymentsByReference,
 };
