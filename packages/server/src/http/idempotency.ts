@@ -92,9 +92,15 @@ export function installIdempotency(app: App, ctx: AppContext): void {
     if (!claimed) return done(null, payload);
     request.idempotencyClaim = null;
     clearInterval(claimed.renewal);
+    // The answer goes out even when its key cannot be kept (the database just went away): failing it here
+    // would replace an answer, perhaps of money that moved, with a framework error. The claim's lease then
+    // lapses by itself, and a retry finds the effect by the key stored with it (a payment's, a refund's).
     store(claimed, reply.statusCode, payload, String(reply.getHeader('content-type') ?? 'application/json')).then(
       () => done(null, payload),
-      (error: Error) => done(error),
+      (error: Error) => {
+        request.log.warn({ err: error, idempotencyKey: claimed.key }, 'the answer of an idempotency key was not kept');
+        done(null, payload);
+      },
     );
   });
 

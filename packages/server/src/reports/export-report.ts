@@ -76,6 +76,9 @@ export async function exportReport(ctx: AppContext, merchantId: string, reportId
   running.set(ctx, active + 1);
 
   const out = pushStream();
+  // A query that fails before the stream is handed to the reply fails it with no one listening, which would
+  // end the process: the failure is answered through `finished` instead (an error body, or a cut download).
+  out.stream.on('error', () => undefined);
   let signalReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (signalReady = resolve));
   let started = false;
