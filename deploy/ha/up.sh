@@ -195,6 +195,9 @@ postgresql:
     - local all all peer
     - host replication replicator 127.0.0.1/32 scram-sha-256
     - host all all 127.0.0.1/32 scram-sha-256
+  # A new replica is cloned at once, without waiting for the primary's next scheduled checkpoint.
+  basebackup:
+    - checkpoint: fast
   # A node whose rewind fails is cloned again from the primary rather than left out.
   remove_data_directory_on_rewind_failure: true
 
@@ -285,9 +288,15 @@ done
 
 start haproxy haproxy -db -f "$DIR/haproxy.cfg"
 
-# Ready when HAProxy's write port reaches a primary and every node runs as leader or streaming replica.
-until "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$WRITE_PORT" -d colibri && \
-  [ "$(curl -sf "http://127.0.0.1:$(rest_port 1)/cluster" | grep -o '"state": *"\(running\|streaming\)"' | wc -l)" -eq "$NODES" ]; do
+# Ready when HAProxy's write port reaches a primary, every node runs (leader or replica) and one replica is
+# the synchronous standby.
+ready() {
+  local cluster
+  "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$WRITE_PORT" -d colibri || return 1
+  cluster="$(for i in $(seq "$NODES"); do curl -sf "http://127.0.0.1:$(rest_port "$i")/cluster" && break; done)" || return 1
+  [ "$(grep -o '"state": *"\(running\|streaming\)"' <<<"$cluster" | wc -l)" -eq "$NODES" ] && grep -q '"role": *"sync_standby"' <<<"$cluster"
+}
+until ready; do
   [ $SECONDS -lt $deadline ] || { echo "the cluster did not become ready in ${TIMEOUT}s; see $DIR/log" >&2; patronictl -c "$DIR/node1/patroni.yml" list >&2 || true; exit 1; }
   sleep 0.5
 done
