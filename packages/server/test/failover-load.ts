@@ -29,6 +29,8 @@ export interface Refused {
   status: number;
   code: string | undefined;
   retryAfter: string | null;
+  /** The answer's start, when it has no error code. */
+  text?: string;
   at: number;
 }
 
@@ -81,7 +83,8 @@ export function startLoad(m: Merchant, clients: number, prefix: string): Load {
         if (response.status !== 409 && response.status < 500) throw new Error(`${path} ${key}: ${response.status} ${text}`);
         if (response.status !== 409) {
           const retryAfter = response.headers.get('retry-after');
-          refused.push({ path, status: response.status, code: parsed.error?.code ?? parsed.code, retryAfter, at: Date.now() });
+          const code = (parsed.errors as { code?: string }[] | undefined)?.[0]?.code;
+          refused.push({ path, status: response.status, code, retryAfter, ...(code ? {} : { text: text.slice(0, 300) }), at: Date.now() });
           if (retryAfter && Number(retryAfter) > 0) wait = Math.min(Number(retryAfter) * 1000, 2_000);
         }
       } catch (error) {
