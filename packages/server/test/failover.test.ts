@@ -285,7 +285,15 @@ if (missing.length > 0) {
     it('answered every request the faults met with the standard 503 body (00.09.0001) and Retry-After', () => {
       expect(refused.length, 'the faults met requests').toBeGreaterThan(0);
       const answers = refused.map((r) => ({ status: r.status, code: r.code, retryAfter: r.retryAfter !== null, ...(r.text ? { path: r.path, text: r.text } : {}) }));
-      expect(answers.filter((a) => a.status !== 503 || a.code !== '00.09.0001' || !a.retryAfter)).toEqual([]);
+      // The service's own account of its 500s: each logged error's SQLSTATE and message.
+      const unhandled = children
+        .flatMap((c) => c.stdout.join('').split('\n'))
+        .filter((line) => line.includes('"unhandled error"'))
+        .map((line) => {
+          const err = (JSON.parse(line) as { err?: { code?: string; message?: string } }).err;
+          return `${err?.code ?? ''} ${err?.message ?? ''}`;
+        });
+      expect(answers.filter((a) => a.status !== 503 || a.code !== '00.09.0001' || !a.retryAfter), [...new Set(unhandled)].join('; ')).toEqual([]);
     });
   });
 }
