@@ -7,6 +7,13 @@ export interface Config {
   readonly port: number;
   /** PostgreSQL connection string; when absent Colibri runs on embedded PGlite in `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /**
+   * `DATABASE_READ_URL`: a PostgreSQL replica for reads that tolerate staleness (report exports, the
+   * dashboard's charts and lists, the callback event list; docs/scaling.md). Needs DATABASE_URL.
+   */
+  readonly databaseReadUrl: string | undefined;
+  /** Connection bounds and the replica's lag bound (docs/configuration.md, "Database connections"). */
+  readonly database: DatabaseSettings;
   readonly dataDir: string;
   readonly mode: 'sandbox' | 'live';
   /** Admin bearer token from `COLIBRI_ADMIN_TOKEN`; when absent one is generated into `dataDir`. */
@@ -57,6 +64,15 @@ export interface Config {
    * checked at start by connectors/plan.ts.
    */
   readonly connectorEnv: Readonly<Record<string, string>>;
+}
+
+export interface DatabaseSettings {
+  /** `statement_timeout` of each connection (COLIBRI_DB_STATEMENT_TIMEOUT_MS); 0 leaves the server's. */
+  readonly statementTimeoutMs: number;
+  /** `idle_in_transaction_session_timeout` of each connection; 0 leaves the server's. */
+  readonly idleInTransactionTimeoutMs: number;
+  /** A replica further behind the primary than this serves no reads until it catches up; 0 never checks. */
+  readonly readMaxLagSeconds: number;
 }
 
 export interface WorkSettings {
@@ -201,6 +217,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     databaseUrl = read.problem('DATABASE_URL must be a postgres:// or postgresql:// URL', undefined);
   }
+  let databaseReadUrl = read.secret('DATABASE_READ_URL');
+  if (databaseReadUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    databaseReadUrl = read.problem('DATABASE_READ_URL must be a postgres:// or postgresql:// URL', undefined);
+  } else if (databaseReadUrl !== undefined && databaseUrl === undefined && read.string('DATABASE_URL') === undefined && read.string('DATABASE_URL_FILE') === undefined) {
+    databaseReadUrl = read.problem('DATABASE_READ_URL needs DATABASE_URL: the embedded database has no replica', undefined);
+  }
   const masterKey = read.secret('COLIBRI_MASTER_KEY');
   if (mode === 'live' && masterKey === undefined && !env.COLIBRI_MASTER_KEY_FILE) read.problem('COLIBRI_MASTER_KEY (or COLIBRI_MASTER_KEY_FILE) is required in live mode', undefined);
   // A shorter retry window exists for tests; live merchants are promised 72 hours.
@@ -214,6 +236,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     port: read.integer('PORT', 8080, 0, 65535),
     databaseUrl,
+    databaseReadUrl,
+    database: {
+      statementTimeoutMs: read.integer('COLIBRI_DB_STATEMENT_TIMEOUT_MS', 0, 0, 86_400_000),
+      idleInTransactionTimeoutMs: read.integer('COLIBRI_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, 0, 86_400_000),
+      readMaxLagSeconds: read.integer('COLIBRI_DB_READ_MAX_LAG_SECONDS', 30, 0, 86_400),
+    },
     dataDir: resolve(env.COLIBRI_DATA_DIR || './data'),
     mode,
     adminToken: read.secret('COLIBRI_ADMIN_TOKEN'),

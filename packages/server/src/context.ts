@@ -14,6 +14,12 @@ import type { SecretBox } from './lib/secret-box';
 export interface AppContext {
   readonly config: Config;
   readonly db: Db;
+  /**
+   * For reads where staleness is harmless (report exports, the dashboard's charts and lists, the
+   * callback event list): a replica when DATABASE_READ_URL is set, falling back to the primary;
+   * otherwise `db` itself. Nothing that decides money or answers a status after a write reads it.
+   */
+  readonly readDb: Db;
   readonly engine: Engine;
   readonly tokens: TokenService;
   /** Disabled merchants and users, refreshed from the database within seconds (auth/access-list.ts). */

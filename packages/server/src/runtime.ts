@@ -24,7 +24,14 @@ import { VERSION } from './version';
  * same folder gets DataDirLockedError.
  */
 export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
-  if (config.databaseUrl) return openDatabase({ engine: 'postgres', url: config.databaseUrl });
+  if (config.databaseUrl) {
+    return openDatabase({
+      engine: 'postgres',
+      url: config.databaseUrl,
+      ...(config.databaseReadUrl === undefined ? {} : { readUrl: config.databaseReadUrl }),
+      settings: config.database,
+    });
+  }
   const dataDir = ensureDataDir(config);
   const release = lockDataDir(dataDir);
   let handle: DatabaseHandle;
@@ -105,6 +112,7 @@ export async function buildContext(config: Config, handle: DatabaseHandle, admin
   return {
     config,
     db: handle.db,
+    readDb: handle.readDb,
     engine: handle.engine,
     tokens: await TokenService.load(handle.db, secretBox, config.tokenSigningKeys),
     access: new AccessList(handle.db),

@@ -67,8 +67,8 @@ export function registerDashboardBalance(scope: App, ctx: AppContext, api: strin
     },
     async (request) => {
       const merchantId = principalOf(request).merchantId;
-      const page = await listBalanceTransactions(ctx.db, merchantId, request.query);
-      const sources = await sourcesOf(ctx.db, merchantId, page.content);
+      const page = await listBalanceTransactions(ctx.readDb, merchantId, request.query);
+      const sources = await sourcesOf(ctx.readDb, merchantId, page.content);
       return {
         rows: page.content.map((row) => ({ ...row, source: sources.get(`${row.type}:${row.source_id}`) ?? null })),
         total: page.totalElements,

@@ -40,7 +40,7 @@ export async function registerDashboardDisputes(scope: App, ctx: AppContext, api
     },
     async (request) => {
       const merchantId = principalOf(request).merchantId;
-      const page = await listDisputes(ctx.db, merchantId, request.query);
+      const page = await listDisputes(ctx.readDb, merchantId, request.query);
       return { rows: page.content, total: page.totalElements, page: request.query.page, size: request.query.size, now: await clockOf(merchantId) };
     },
   );

@@ -149,7 +149,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
     scope.get(
       `${API}/overview`,
       { schema: { querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate), currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })) }) } },
-      async (request) => overview(ctx.db, principalOf(request).merchantId, request.query),
+      async (request) => overview(ctx.readDb, principalOf(request).merchantId, request.query),
     );
 
     // Payments: search, one payment, and its actions.
@@ -167,7 +167,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
           }),
         },
       },
-      async (request) => listPayments(ctx.db, principalOf(request).merchantId, request.query),
+      async (request) => listPayments(ctx.readDb, principalOf(request).merchantId, request.query),
     );
     scope.get(`${API}/payments/:payment_token`, { schema: { params: TokenParams } }, async (request, reply) =>
       sendJson(reply, await transactionDetailsJson(ctx, principalOf(request).merchantId, request.params.payment_token)),
@@ -188,7 +188,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
     );
 
     const StatusPage = (statuses: readonly string[]) => ({ schema: { querystring: Type.Object({ status: Type.Optional(StringEnum(statuses as [string, ...string[]])), ...Paging }) } });
-    scope.get(`${API}/checkouts`, StatusPage(CHECKOUT_STATUSES), async (request) => listCheckouts(ctx.db, principalOf(request).merchantId, request.query));
+    scope.get(`${API}/checkouts`, StatusPage(CHECKOUT_STATUSES), async (request) => listCheckouts(ctx.readDb, principalOf(request).merchantId, request.query));
     scope.get(`${API}/checkouts/:checkout_id`, { schema: { params: Type.Object({ checkout_id: Type.String({ maxLength: 64 }) }) } }, async (request) =>
       getCheckout(ctx, principalOf(request).merchantId, request.params.checkout_id),
     );
@@ -208,7 +208,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       },
     );
 
-    scope.get(`${API}/payouts`, StatusPage(PAYOUT_STATUSES), async (request) => listPayouts(ctx.db, principalOf(request).merchantId, request.query));
+    scope.get(`${API}/payouts`, StatusPage(PAYOUT_STATUSES), async (request) => listPayouts(ctx.readDb, principalOf(request).merchantId, request.query));
     scope.get(`${API}/payouts/:tx_id`, { schema: { params: Type.Object({ tx_id: Type.String({ maxLength: 64 }) }) } }, async (request) =>
       getPayout(ctx, principalOf(request).merchantId, request.params.tx_id),
     );
@@ -236,7 +236,7 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
     );
 
     // Callbacks: the event log, resend and the signing secret.
-    scope.get(`${API}/events`, { schema: { querystring: ListEventsQuery } }, async (request) => listEvents(ctx.db, principalOf(request).merchantId, request.query));
+    scope.get(`${API}/events`, { schema: { querystring: ListEventsQuery } }, async (request) => listEvents(ctx.readDb, principalOf(request).merchantId, request.query));
     const EventParams = { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } };
     scope.get(`${API}/events/:id`, EventParams, async (request) => getEvent(ctx.db, principalOf(request).merchantId, request.params.id));
     scope.post(`${API}/events/:id/retry`, EventParams, async (request) => retryEvent(ctx, principalOf(request).merchantId, request.params.id));

@@ -88,7 +88,7 @@ export function registerDashboardSettlements(scope: App, ctx: AppContext, api: s
       },
     },
     async (request) => {
-      const page = await listSettlements(ctx.db, principalOf(request).merchantId, request.query);
+      const page = await listSettlements(ctx.readDb, principalOf(request).merchantId, request.query);
       return {
         rows: page.content.map((s) => ({
           settlement_id: s.settlement_id,

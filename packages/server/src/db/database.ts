@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PreparingClient } from './prepared-statements';
+import { ReadRouting, RetryingPool, type ConnectionSource } from './read-routing';
+import { ResilientPool } from './resilient-pool';
 import type { Database } from './schema';
 
 export type Db = Kysely<Database>;
@@ -9,25 +11,67 @@ export type Engine = 'pglite' | 'postgres';
 
 export interface DatabaseHandle {
   readonly db: Db;
+  /**
+   * For reads that tolerate staleness (docs/scaling.md): the replica of DATABASE_READ_URL, falling back
+   * to the primary; without a read URL (and always on PGlite) the very same `db`.
+   */
+  readonly readDb: Db;
   readonly engine: Engine;
   close(): Promise<void>;
 }
 
+/** Connection settings of a PostgreSQL handle (docs/configuration.md, "Database connections"). */
+export interface PostgresSettings {
+  /** `statement_timeout` of every connection; 0 leaves the server's. */
+  readonly statementTimeoutMs?: number;
+  /** `idle_in_transaction_session_timeout` of every connection; 0 leaves the server's. */
+  readonly idleInTransactionTimeoutMs?: number;
+  /** A replica further behind than this serves no reads; 0 never checks. */
+  readonly readMaxLagSeconds?: number;
+}
+
 export type DatabaseTarget =
-  | { engine: 'postgres'; url: string; poolSize?: number }
+  | { engine: 'postgres'; url: string; poolSize?: number; readUrl?: string; settings?: PostgresSettings }
   | { engine: 'pglite'; dataDir?: string; loadDataDir?: Blob | File };
 
 const INT8_OID = 20;
 
-const pools = new WeakMap<Db, pg.Pool>();
+const pools = new WeakMap<Db, ResilientPool>();
+const sources = new WeakMap<Db, ConnectionSource>();
+/** A PostgreSQL handle's pools and counters. */
+export interface DatabaseRouting {
+  readonly routing: ReadRouting | undefined;
+  readonly primary: ResilientPool;
+  readonly replica: ResilientPool | undefined;
+  /** Statements run again by `db`'s pool and by `readDb`'s (db/read-routing.ts RetryingPool). */
+  readonly retries: { count: number };
+  readonly readRetries: { count: number };
+}
+
+const readRoutings = new WeakMap<Db, DatabaseRouting>();
 
 /**
- * The connection pool behind a PostgreSQL handle's `db`, for the rare caller that needs a driver
- * connection of its own (the report export streams one statement's rows with socket backpressure).
+ * The connection pool behind a PostgreSQL handle's `db` (the primary), for the rare caller that needs
+ * a driver connection of its own (COPY, LISTEN, the shared rate limiter).
  * @example const pool = postgresPool(ctx.db); // undefined on PGlite
  */
 export function postgresPool(db: Db): pg.Pool | undefined {
   return pools.get(db);
+}
+
+/**
+ * Where a PostgreSQL handle's `db` or `readDb` takes its connections, for a caller that needs a driver
+ * connection (the report export streams one statement's rows with socket backpressure): for `readDb`,
+ * the replica with its fallback to the primary.
+ * @example const client = await postgresConnections(ctx.readDb)?.connect();
+ */
+export function postgresConnections(db: Db): ConnectionSource | undefined {
+  return sources.get(db);
+}
+
+/** The pools and counters of a PostgreSQL handle, for the metrics (metrics/database-metrics.ts) and tests. */
+export function databaseRouting(db: Db): DatabaseRouting | undefined {
+  return readRoutings.get(db);
 }
 
 /**
@@ -87,27 +131,30 @@ export const PLAN_CACHE_MODE = 'force_generic_plan';
  */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.engine === 'postgres') {
-    const pool = new pg.Pool({
-      Client: PreparingClient,
-      connectionString: target.url,
-      // A startup parameter: no statement of its own. PGOPTIONS, read by pg only when no options are
-      // given, still applies after it (an operator's diagnostics, or another plan cache mode).
-      options: [`-c plan_cache_mode=${PLAN_CACHE_MODE}`, process.env.PGOPTIONS].filter(Boolean).join(' '),
-      max: target.poolSize ?? 10,
-      // While PostgreSQL is down, a request waits at most this long for a connection, then answers 503.
-      connectionTimeoutMillis: 5_000,
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    const settings = target.settings ?? {};
+    const primary = openPool(target.url, 'primary', target.poolSize, settings);
+    const replica = target.readUrl === undefined ? undefined : openPool(target.readUrl, 'replica', target.poolSize, settings);
+    const routing = replica ? new ReadRouting(replica, primary, { maxLagSeconds: settings.readMaxLagSeconds ?? 0 }) : undefined;
+    const writes = new RetryingPool(primary);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: writes as unknown as pg.Pool }) });
+    const reads = routing ? new RetryingPool(routing) : undefined;
+    const readDb = reads ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: reads as unknown as pg.Pool }) }) : db;
+    pools.set(db, primary);
+    sources.set(db, primary);
+    if (routing) sources.set(readDb, routing);
+    const shared: DatabaseRouting = { routing, primary, replica, retries: writes.retried, readRetries: reads?.retried ?? { count: 0 } };
+    readRoutings.set(db, shared);
+    readRoutings.set(readDb, shared);
+    return {
+      db,
+      readDb,
+      engine: 'postgres',
+      close: async () => {
+        if (readDb !== db) await readDb.destroy();
+        await db.destroy();
+        await Promise.all([primary.end(), replica?.end()]);
       },
-    });
-    // An idle pooled connection that the server drops (restart, failover) reports here; the pool replaces
-    // it on next use. Without a listener the error would end the process; requests that meet the fault
-    // answer 503 and are logged there (http/error-handler.ts).
-    pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    pools.set(db, pool);
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    };
   }
   // PGlite (its WebAssembly PostgreSQL and the dialect) loads only when it is the engine: imported at
   // start it would add about 40 MB to the resident memory of a service that runs on PostgreSQL.
@@ -119,5 +166,40 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   });
   await pglite.exec(`set plan_cache_mode = ${PLAN_CACHE_MODE}`);
   const db = new Kysely<Database>({ dialect: new PreparingPGliteDialect(pglite) });
-  return { db, engine: 'pglite', close: () => db.destroy() };
+  return { db, readDb: db, engine: 'pglite', close: () => db.destroy() };
+}
+
+/**
+ * One pool of connections to `url`. `keepAlive` lets the kernel find a peer that vanished without a
+ * word (a machine lost, a cable cut) under an idle connection; the timeouts are the server's own bounds
+ * (docs/scaling.md, "Riding through a failover").
+ */
+function openPool(url: string, role: 'primary' | 'replica', poolSize: number | undefined, settings: PostgresSettings): ResilientPool {
+  return new ResilientPool({
+    role,
+    requireWritable: role === 'primary',
+    Client: PreparingClient as unknown as new () => pg.ClientBase,
+    connectionString: url,
+    // Startup parameters: no statement of their own. PGOPTIONS, read by pg only when no options are
+    // given, still applies after them (an operator's diagnostics, or another plan cache mode). The
+    // timeouts travel in `options` too, which PgBouncer is told to ignore (docs/scaling.md), rather than
+    // as parameters of their own, which it would refuse.
+    options: [
+      `-c plan_cache_mode=${PLAN_CACHE_MODE}`,
+      settings.statementTimeoutMs ? `-c statement_timeout=${settings.statementTimeoutMs}` : undefined,
+      settings.idleInTransactionTimeoutMs ? `-c idle_in_transaction_session_timeout=${settings.idleInTransactionTimeoutMs}` : undefined,
+      process.env.PGOPTIONS,
+    ]
+      .filter(Boolean)
+      .join(' '),
+    max: poolSize ?? 10,
+    // While PostgreSQL is down, a request waits at most this long for a connection, then answers 503.
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
 }

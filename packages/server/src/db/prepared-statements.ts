@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { connectionLostListener, type ConnectionLostListener } from './resilient-pool';
 
 /** Distinct statements prepared at most; beyond it, new statements run unprepared (no growth without bound). */
 const MAX_PREPARED = 2_000;
@@ -39,21 +40,30 @@ export function statementName(text: string): string | undefined {
  * cursors and other query objects pass through untouched.
  */
 export class PreparingClient extends pg.Client {
+  private readonly onLost: ConnectionLostListener | undefined;
+
   constructor(config?: string | pg.ClientConfig) {
     super(config);
+    this.onLost = connectionLostListener(config);
     // A connection the server ends while it is checked out of the pool (pg_terminate_backend, a restart)
-    // emits 'error'; with no listener that would end the process. The query in flight fails by itself,
-    // and the pool drops a client that is no longer queryable when it comes back.
-    this.on('error', () => undefined);
+    // emits 'error'; with no listener that would end the process. The query in flight fails by itself;
+    // the pool is told, and destroys the connection when it comes back (db/resilient-pool.ts).
+    this.on('error', (error) => this.onLost?.(this, error));
   }
 
   // pg's query() is heavily overloaded; this forwards every form and changes only (text, values) calls.
   override query(...args: unknown[]): never {
     const [text, values] = args;
+    let result: unknown;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       const name = statementName(text);
-      if (name) return super.query({ name, text, values }) as never;
+      result = name ? super.query({ name, text, values }) : super.query(text, values);
+    } else {
+      result = (super.query as (...forwarded: unknown[]) => unknown)(...args);
     }
-    return (super.query as (...forwarded: unknown[]) => never)(...args);
+    // A statement that fails because the connection is lost marks it at once, before the caller can
+    // release it to be lent again (the socket may close only a moment later).
+    if (this.onLost && result instanceof Promise) result.catch((error: unknown) => this.onLost?.(this, error));
+    return result as never;
   }
 }

@@ -1,6 +1,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { App, AppContext } from '../context';
 import { installBusinessMetrics } from '../metrics/business-metrics';
+import { installDatabaseMetrics } from '../metrics/database-metrics';
 import { processRegistry } from '../metrics/process-registry';
 
 /**
@@ -12,6 +13,7 @@ import { processRegistry } from '../metrics/process-registry';
 export function installMetrics(app: App, ctx: AppContext): Registry {
   const registry = new Registry();
   installBusinessMetrics(registry, ctx.db);
+  installDatabaseMetrics(registry, ctx.db);
   collectDefaultMetrics({ register: registry, prefix: 'colibri_' });
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({ name: 'colibri_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });

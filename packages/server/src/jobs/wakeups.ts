@@ -71,7 +71,7 @@ export function listenForWakeups(connectionString: string, wake: () => void, opt
   let connected = false;
 
   const connectOnce = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString, application_name: 'colibri-wakeups', keepAlive: true, connectionTimeoutMillis: 10_000 });
+    const next = new pg.Client({ connectionString, application_name: 'colibri-wakeups', keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 10_000 });
     const lost = new Promise<void>((resolve) => {
       next.on('error', (error) => {
         options.onError(error);

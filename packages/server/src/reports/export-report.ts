@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
-import { postgresPool, type Db } from '../db/database';
+import { postgresConnections, type Db } from '../db/database';
+import { connectAndBegin } from '../db/read-routing';
 import { ApiError } from '../http/errors';
 import { compileReport, type CompiledReport } from './compile-report';
 import { pushStream, StreamClosedError } from './push-stream';
@@ -94,7 +95,7 @@ export async function exportReport(ctx: AppContext, merchantId: string, reportId
     drained: () => out.drained(),
   };
   const count = options.count === true;
-  const produce = ctx.engine === 'postgres' ? streamFromPostgres(ctx.db, compiled, sink, count) : readInWindows(ctx.db, compiled, sink, count);
+  const produce = ctx.engine === 'postgres' ? streamFromPostgres(ctx.readDb, compiled, sink, count) : readInWindows(ctx.readDb, compiled, sink, count);
   const finished = produce.then(
     async () => {
       await out.write(started ? encoder.end() : encoder.start() + encoder.end());
@@ -148,15 +149,15 @@ interface RowSink {
  * in the middle of a statement; PostgreSQL ends the query when its next write fails.
  */
 async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSink, count: boolean): Promise<void> {
-  const pool = postgresPool(db);
-  if (!pool) throw new Error('the PostgreSQL export needs the pool behind ctx.db (openDatabase)');
+  const pool = postgresConnections(db);
+  if (!pool) throw new Error('the PostgreSQL export needs the connections behind ctx.readDb (openDatabase)');
   const { sql: text, parameters } = compiled.query.compile(db);
-  const client = await pool.connect();
+  // Repeatable read: a count and the rows read one snapshot (a single statement would anyway). A
+  // connection found dead at this first statement is replaced (the replica's, by the primary's if need be).
+  const client = await connectAndBegin(pool, 'begin isolation level repeatable read read only');
   const socket = client.connection.stream;
   let failure: Error | undefined;
   try {
-    // Repeatable read: a count and the rows read one snapshot (a single statement would anyway).
-    await client.query('begin isolation level repeatable read read only');
     // JIT compilation costs more than it saves here: the time goes into output functions, not expressions.
     await client.query('set local jit = off');
     // Dates are printed in the ISO style (compile-report.ts), whatever the database's default.

@@ -24,7 +24,7 @@ export function registerWebhookRoutes(app: App, ctx: AppContext): void {
         response: { 200: EventPageSchema, ...errorResponses(400, 401) },
       },
     },
-    async (request) => listEvents(ctx.db, principalOf(request).merchantId, request.query),
+    async (request) => listEvents(ctx.readDb, principalOf(request).merchantId, request.query),
   );
 
   let closing = false;
