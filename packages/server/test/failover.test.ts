@@ -48,6 +48,7 @@ if (missing.length > 0) {
     let merchant: Merchant;
     let adminToken: string;
     let merchantId: string;
+    let credentials: { apiKey: string; apiSecret: string };
     const everything: Acknowledged[] = [];
     let failed: string | undefined;
     const refused: Refused[] = [];
@@ -58,6 +59,7 @@ if (missing.length > 0) {
       adminToken = `adm_${randomBytes(16).toString('hex')}`;
       const env = {
         DATABASE_URL: cluster.url,
+        DATABASE_READ_URL: cluster.readUrl,
         COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-failover-')),
         COLIBRI_ADMIN_TOKEN: adminToken,
         COLIBRI_MASTER_KEY: randomBytes(32).toString('base64'),
@@ -76,7 +78,8 @@ if (missing.length > 0) {
       const created = await api(base, 'POST', '/admin/merchants', { name: 'Failover' }, { authorization: `Bearer ${adminToken}` });
       expect(created.status, created.text).toBe(201);
       merchantId = created.body.merchant_id;
-      const auth = await api(base, 'POST', '/auth', { apiKey: created.body.api_key, apiSecret: created.body.api_secret });
+      credentials = { apiKey: created.body.api_key, apiSecret: created.body.api_secret };
+      const auth = await api(base, 'POST', '/auth', credentials);
       const headers = { 'x-auth-token': auth.body.token as string };
       const person = await api(base, 'POST', '/checkout/person', { name: 'Maria Silva', email: 'maria@example.com', tax_id: '529.982.247-25', tax_id_type: 'CPF' }, headers);
       const card = await api(
@@ -112,6 +115,8 @@ if (missing.length > 0) {
      * Answers the node that was primary.
      */
     async function loseThePrimary(round: string, fault: 'node' | 'postmaster'): Promise<{ killed: string; recoveredMs: number }> {
+      // A token lives 5 minutes: each round signs in again.
+      merchant.token = (await api(merchant.base, 'POST', '/auth', credentials)).body.token;
       const killed = await cluster!.leader();
       const processes = children.map((c) => c.process.pid);
       const load = startLoad(merchant, 6, round);
@@ -239,6 +244,12 @@ if (missing.length > 0) {
       expect(String(cents(brl?.available ?? 0) + cents(brl?.pending ?? 0) + cents(brl?.reserved ?? 0)), 'balance = what the ledger owes').toBe(owed[0]!.owed);
     }
 
+    /** A counter of the API process's metrics (it is the one serving the reads). */
+    async function metric(pattern: RegExp): Promise<number> {
+      const text = (await api(merchant.base, 'GET', '/metrics', undefined, { authorization: `Bearer ${adminToken}` })).text;
+      return Number(pattern.exec(text)?.[1] ?? 0);
+    }
+
     /** Each round starts from the cluster the previous one left: after a failure there is nothing to test. */
     async function inTurn(name: string, round: () => Promise<void>): Promise<void> {
       if (failed) throw new Error(`not run: ${failed} failed`);
@@ -274,6 +285,64 @@ if (missing.length > 0) {
         const { killed } = await loseThePrimary('second', 'node');
         expect(await cluster!.leader()).not.toBe(killed);
         await rejoin(killed);
+      }), 240_000);
+
+    it('loses the replica under report-export load: exports not yet started and the dashboard are served by the primary', () =>
+      inTurn('the replica kill', async () => {
+        const leader = await cluster!.leader();
+        const replica = (await cluster!.members()).find((m) => m.name !== leader)!.name;
+        const headers = { 'x-auth-token': (await api(merchant.base, 'POST', '/auth', credentials)).body.token as string };
+        const session = await fetch(`${merchant.base}/dashboard/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+        expect(session.status).toBe(200);
+        const dashboard = { cookie: (session.headers.get('set-cookie') ?? '').split(';')[0]!, 'x-csrf-token': ((await session.json()) as { csrf_token: string }).csrf_token };
+        const report = (await api(merchant.base, 'GET', '/reports/myreports/report?size=1&page=0', undefined, headers)).body.content[0].id as number;
+        const replicaReads = async () => metric(/colibri_db_replica_reads_total\{pool="replica"\} (\d+)/);
+        const fallbacks = async () => metric(/colibri_db_replica_fallbacks_total\{reason="unavailable"\} (\d+)/);
+
+        const exports: { startedAt: number; ok: boolean; detail: string }[] = [];
+        const pages: { startedAt: number; status: number; path: string }[] = [];
+        let stopping = false;
+        const exporter = async () => {
+          while (!stopping) {
+            const startedAt = Date.now();
+            try {
+              const response = await fetch(`${merchant.base}/reports/myreports/report/${report}/export?format=csv`, { headers, signal: AbortSignal.timeout(30_000) });
+              const text = await response.text();
+              exports.push({ startedAt, ok: response.status === 200 && text.split('\n').length > 100, detail: `${response.status} ${text.slice(0, 200)}` });
+            } catch (error) {
+              exports.push({ startedAt, ok: false, detail: String(error) });
+            }
+          }
+        };
+        const browser = async () => {
+          while (!stopping) {
+            for (const path of ['/dashboard/api/overview', '/dashboard/api/payments', '/dashboard/api/events']) {
+              const startedAt = Date.now();
+              const response = await fetch(`${merchant.base}${path}`, { headers: dashboard, signal: AbortSignal.timeout(30_000) });
+              await response.arrayBuffer();
+              pages.push({ startedAt, status: response.status, path });
+            }
+          }
+        };
+        const load = Promise.all([exporter(), exporter(), browser()]);
+        await sleep(2_000);
+        const readsBefore = await replicaReads();
+        const fallbacksBefore = await fallbacks();
+        expect(readsBefore, 'the replica served reads before the kill').toBeGreaterThan(0);
+        const pids = cluster!.pids(replica);
+        const killedAt = Date.now();
+        process.kill(pids.patroni!, 'SIGKILL');
+        process.kill(pids.postmaster!, 'SIGKILL');
+        await sleep(8_000);
+        stopping = true;
+        await load;
+        const after = exports.filter((e) => e.startedAt > killedAt);
+        console.log(`replica ${replica} killed: ${exports.length} exports (${after.length} started after the kill, ${exports.filter((e) => !e.ok).length} failed), ${pages.length} dashboard pages; replica fallbacks ${(await fallbacks()) - fallbacksBefore}`);
+        expect(after.length).toBeGreaterThan(0);
+        expect(after.filter((e) => !e.ok).map((e) => e.detail)).toEqual([]);
+        expect(pages.filter((p) => p.status !== 200)).toEqual([]);
+        expect(await fallbacks(), 'reads went to the primary, counted').toBeGreaterThan(fallbacksBefore);
+        await rejoin(replica);
       }), 240_000);
 
     it('loses the primary postmaster alone: its Patroni starts it again in place', () =>
