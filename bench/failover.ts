@@ -41,7 +41,7 @@ interface Ack {
 
 async function json(base: string, method: string, path: string, body: unknown, headers: Record<string, string>) {
   const response = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Record<string, string | undefined> };
 }
 
 async function main(): Promise<void> {
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
           const sentAt = Date.now();
           try {
             const answer = await json(base, 'POST', '/checkout/sendPayment', body, { ...headers, 'idempotency-key': reference });
-            if (answer.status === 200) return acks.push({ reference, token: answer.body.payment_token, sentAt, at: Date.now() });
+            if (answer.status === 200) return acks.push({ reference, token: answer.body.payment_token ?? '', sentAt, at: Date.now() });
             if (answer.status !== 409) refusals += 1;
           } catch {
             refusals += 1;
