@@ -296,6 +296,15 @@ if (missing.length > 0) {
         expect(session.status).toBe(200);
         const dashboard = { cookie: (session.headers.get('set-cookie') ?? '').split(';')[0]!, 'x-csrf-token': ((await session.json()) as { csrf_token: string }).csrf_token };
         const report = (await api(merchant.base, 'GET', '/reports/myreports/report?size=1&page=0', undefined, headers)).body.content[0].id as number;
+        // Rows to export, whatever ran before; the export of the primary's data is what each must match.
+        merchant.token = headers['x-auth-token'];
+        const seed = startLoad(merchant, 0, 'exports');
+        for (let i = 0; i < 40; i += 1) await seed.pay(`exports-${i}`);
+        everything.push(...seed.acknowledged);
+        await sleep(1_000);
+        const whole = await (await fetch(`${merchant.base}/reports/myreports/report/${report}/export?format=csv`, { headers })).text();
+        const lines = whole.split('\n').length;
+        expect(lines).toBeGreaterThan(40);
         const replicaReads = async () => metric(/colibri_db_replica_reads_total\{pool="replica"\} (\d+)/);
         const fallbacks = async () => metric(/colibri_db_replica_fallbacks_total\{reason="unavailable"\} (\d+)/);
 
@@ -308,7 +317,7 @@ if (missing.length > 0) {
             try {
               const response = await fetch(`${merchant.base}/reports/myreports/report/${report}/export?format=csv`, { headers, signal: AbortSignal.timeout(30_000) });
               const text = await response.text();
-              exports.push({ startedAt, ok: response.status === 200 && text.split('\n').length > 100, detail: `${response.status} ${text.slice(0, 200)}` });
+              exports.push({ startedAt, ok: response.status === 200 && text.split('\n').length === lines, detail: `${response.status}, ${text.split('\n').length} lines of ${lines}: ${text.slice(-200)}` });
             } catch (error) {
               exports.push({ startedAt, ok: false, detail: String(error) });
             }
@@ -344,6 +353,8 @@ if (missing.length > 0) {
           stopping = true;
           await load;
         }
+        // The same processes go on serving.
+        for (const child of children) expect(child.process.exitCode, child.output.join('').slice(-4_000)).toBeNull();
         const after = exports.filter((e) => e.startedAt > killedAt);
         console.log(`replica ${replica} killed: ${exports.length} exports (${after.length} started after the kill, ${exports.filter((e) => !e.ok).length} failed), ${pages.length} dashboard pages; replica fallbacks ${(await fallbacks()) - (fallbacksBefore ?? 0)}`);
         expect(after.length).toBeGreaterThan(0);
