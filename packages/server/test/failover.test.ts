@@ -287,6 +287,12 @@ if (missing.length > 0) {
         await rejoin(killed);
       }), 240_000);
 
+    it('loses the primary postmaster alone: its Patroni starts it again in place', () =>
+      inTurn('the postmaster kill', async () => {
+        const { killed } = await loseThePrimary('postmaster', 'postmaster');
+        expect(await cluster!.leader()).toBe(killed);
+      }), 240_000);
+
     it('loses the replica under report-export load: exports not yet started and the dashboard are served by the primary', () =>
       inTurn('the replica kill', async () => {
         const leader = await cluster!.leader();
@@ -362,12 +368,6 @@ if (missing.length > 0) {
         expect(pages.filter((p) => p.status !== 200)).toEqual([]);
         expect(await fallbacks(), 'reads went to the primary, counted').toBeGreaterThan(fallbacksBefore ?? 0);
         await rejoin(replica);
-      }), 240_000);
-
-    it('loses the primary postmaster alone: its Patroni starts it again in place', () =>
-      inTurn('the postmaster kill', async () => {
-        const { killed } = await loseThePrimary('postmaster', 'postmaster');
-        expect(await cluster!.leader()).toBe(killed);
       }), 240_000);
 
     it('answered every request the faults met with the standard 503 body (00.09.0001) and Retry-After', () => {
