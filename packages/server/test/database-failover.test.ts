@@ -180,9 +180,17 @@ describe.runIf(ENGINES.includes('postgres'))('reads from a replica (DATABASE_REA
       const found = text.split('\n').find((l) => l.startsWith(line));
       return found === undefined ? 0 : Number(found.slice(line.length).trim());
     };
+    const get = (url: string) => app.inject({ method: 'GET', url, headers: { 'x-auth-token': token } });
     return {
       handle,
-      events: () => app.inject({ method: 'GET', url: '/webhooks/events', headers: { 'x-auth-token': token } }),
+      events: () => get('/webhooks/events'),
+      /** Exports the merchant's first report (a new merchant has the default ones) as CSV. */
+      exportFirst: async () => {
+        const reports = (await get('/reports/myreports/report')).json() as { content: { id: number | string }[] };
+        const first = reports.content[0];
+        if (!first) throw new Error('no report');
+        return get(`/reports/myreports/report/${first.id}/export?format=csv`);
+      },
       metric,
       close: async () => {
         await app.close();
@@ -192,7 +200,7 @@ describe.runIf(ENGINES.includes('postgres'))('reads from a replica (DATABASE_REA
     };
   }
 
-  it('serves the callback event list from the replica, and transaction reads from the primary', async () => {
+  it('serves the callback event list from the replica pool', async () => {
     const service = await serviceWith(named(url, 'colibri-replica'));
     try {
       expect(service.handle.readDb).not.toBe(service.handle.db);
@@ -221,6 +229,30 @@ describe.runIf(ENGINES.includes('postgres'))('reads from a replica (DATABASE_REA
       expect(await service.metric('colibri_db_replica_reads_total{pool="replica"}')).toBe(0);
     } finally {
       await service.close();
+    }
+  });
+
+  it('exports reports from the replica, from the primary when the replica is unreachable, and again after its backends are terminated', async () => {
+    const service = await serviceWith(named(url, 'colibri-replica-3'));
+    const down = new URL(url);
+    down.port = '1';
+    const fallback = await serviceWith(down.toString());
+    try {
+      const exported = await service.exportFirst();
+      expect(exported.statusCode, exported.body).toBe(200);
+      expect(exported.headers['content-type']).toMatch(/text\/csv/);
+      expect(await service.metric('colibri_db_replica_reads_total{pool="replica"}')).toBeGreaterThan(0);
+      // Idle replica connections all dead and not knowing it: the export that had not started still runs.
+      expect(terminateNow(name, 'colibri-replica-3')).toBeGreaterThan(0);
+      const again = await service.exportFirst();
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.body).toBe(exported.body);
+      const elsewhere = await fallback.exportFirst();
+      expect(elsewhere.statusCode, elsewhere.body).toBe(200);
+      expect(await fallback.metric('colibri_db_replica_fallbacks_total{reason="unavailable"}')).toBeGreaterThan(0);
+    } finally {
+      await service.close();
+      await fallback.close();
     }
   });
 

@@ -135,7 +135,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     const primary = openPool(target.url, 'primary', target.poolSize, settings);
     const replica = target.readUrl === undefined ? undefined : openPool(target.readUrl, 'replica', target.poolSize, settings);
     const routing = replica ? new ReadRouting(replica, primary, { maxLagSeconds: settings.readMaxLagSeconds ?? 0 }) : undefined;
-    const writes = new RetryingPool(primary);
+    // `db.destroy()` ends the pools, as it did when Kysely held the pool itself; `readDb`'s ends nothing.
+    const writes = new RetryingPool(primary, async () => {
+      await Promise.all([primary.end(), replica?.end()]);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: writes as unknown as pg.Pool }) });
     const reads = routing ? new RetryingPool(routing) : undefined;
     const readDb = reads ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: reads as unknown as pg.Pool }) }) : db;
@@ -152,7 +155,6 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       close: async () => {
         if (readDb !== db) await readDb.destroy();
         await db.destroy();
-        await Promise.all([primary.end(), replica?.end()]);
       },
     };
   }

@@ -62,8 +62,9 @@ export class ReadRouting implements ConnectionSource {
     let client: pg.PoolClient;
     try {
       client = await this.replica.connect();
-    } catch (error) {
-      if (!isConnectionLost(error) && !isUnreachable(error)) throw error;
+    } catch {
+      // Refused, timed out, unknown host, or refused at login (a replica set up wrong): the primary
+      // serves meanwhile, and the metric tells (metrics/database-metrics.ts).
       this.replicaDownUntil = Date.now() + this.retryReplicaAfterMs;
       return this.fallBack('unavailable');
     }
@@ -101,14 +102,6 @@ export class ReadRouting implements ConnectionSource {
   }
 }
 
-/** A connection that could not be opened at all (refused, no route, timed out, unknown host). */
-function isUnreachable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error instanceof AggregateError) return error.errors.some((e) => isUnreachable(e) || isConnectionLost(e));
-  const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && /^(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|57P03|53300)$/.test(code)) || /timeout/i.test(error.message);
-}
-
 /** Statements with no effect that may run again on another connection: a transaction's start, a read. */
 const RETRY_SAFE = /^\s*(begin|start transaction|select)\b/i;
 
@@ -124,7 +117,11 @@ export class RetryingPool {
   private readonly leases = new WeakMap<pg.PoolClient, Lease>();
   readonly retried = { count: 0 };
 
-  constructor(private readonly source: ConnectionSource) {}
+  /** `onEnd`: what Kysely's `destroy()` ends (the pools, for the handle's `db`; nothing for `readDb`). */
+  constructor(
+    private readonly source: ConnectionSource,
+    private readonly onEnd: () => Promise<void> = async () => undefined,
+  ) {}
 
   async connect(): Promise<Lease> {
     const client = await this.source.connect();
@@ -137,8 +134,8 @@ export class RetryingPool {
     return lease;
   }
 
-  async end(): Promise<void> {
-    // The pools are ended by the handle's close (db/database.ts).
+  end(): Promise<void> {
+    return this.onEnd();
   }
 }
 
