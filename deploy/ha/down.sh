@@ -35,7 +35,7 @@ wait_gone() {
 
 # The watcher first, so it does not run this script a second time.
 watcher="$(pid_of "$DIR/watch.pid")"
-[ -n "$watcher" ] && [ "$watcher" != "$PPID" ] && kill "$watcher" 2>/dev/null
+[ -n "$watcher" ] && [ "$watcher" != "$$" ] && kill "$watcher" 2>/dev/null
 
 haproxy="$(pid_of "$DIR/haproxy.pid")"
 alive "$haproxy" && kill "$haproxy"

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,6 +49,7 @@ if (missing.length > 0) {
     let adminToken: string;
     let merchantId: string;
     let credentials: { apiKey: string; apiSecret: string };
+    const dataDir = mkdtempSync(join(tmpdir(), 'colibri-failover-'));
     const everything: Acknowledged[] = [];
     let failed: string | undefined;
     const refused: Refused[] = [];
@@ -60,7 +61,7 @@ if (missing.length > 0) {
       const env = {
         DATABASE_URL: cluster.url,
         DATABASE_READ_URL: cluster.readUrl,
-        COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-failover-')),
+        COLIBRI_DATA_DIR: dataDir,
         COLIBRI_ADMIN_TOKEN: adminToken,
         COLIBRI_MASTER_KEY: randomBytes(32).toString('base64'),
         COLIBRI_CALLBACK_ALLOW_HOSTS: '127.0.0.1',
@@ -97,6 +98,7 @@ if (missing.length > 0) {
       await stopChildren(children, 5_000);
       await receiver?.close();
       await cluster?.down();
+      rmSync(dataDir, { recursive: true, force: true });
     }, 90_000);
 
     /** Queries the cluster's primary, through HAProxy's write port, on a connection of its own. */
