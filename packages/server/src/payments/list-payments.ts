@@ -36,7 +36,7 @@ export interface PaymentSummary {
 /**
  * `GET /payments`: the merchant's payments, newest first, filtered by the merchant's own reference,
  * status, method and creation day, one page with the total count. Indexed by (merchant, created_at) and
- * (merchant, reference_id).
+ * (reference_id, merchant).
  * @example const page = await listPayments(db, merchantId, { page: 0, size: 20, reference_id: 'order-42' });
  */
 export async function listPayments(db: Db, merchantId: string, query: PaymentListQuery): Promise<Page<PaymentSummary>> {
