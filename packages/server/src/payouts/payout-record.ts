@@ -24,6 +24,9 @@ export interface PayoutItem {
   asset: string;
   banking_data: string;
   status: PayoutStatus;
+  /** With FX only: `asset` units per `original_asset` unit, as the exact decimal string applied, and its date. */
+  fx_rate?: string;
+  fx_rate_date?: string;
 }
 
 /**
@@ -64,6 +67,8 @@ export function payoutItem(payout: PayoutRecord): PayoutItem {
     asset: payout.currency,
     banking_data: bankingData(payout),
     status: payout.status,
+    // The rate is a decimal string, never a float: it is what the amount was computed with, digit for digit.
+    ...(payout.fx_rate === null ? {} : { fx_rate: payout.fx_rate, fx_rate_date: payout.fx_rate_date ?? '' }),
   };
 }
 
