@@ -11,7 +11,7 @@ import { expirePreAuthorizations } from './payments/cancel';
 import { PAYMENT_CHANGED_JOB } from './payments/payment-followups';
 import { PROCESS_PAYMENT_JOB } from './payments/payment-job';
 import { processPaymentJob } from './payments/process-payment';
-import { PROCESS_PAYOUT_JOB, processPayoutJob } from './payouts/process-payout';
+import { PROCESS_PAYOUT_JOB, processPayoutJob, recheckPayouts } from './payouts/process-payout';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './refunds/settle-refund';
 import { DISPUTE_NOTICE_JOB } from './connectors/dispute-notices';
 import { disputeNoticeJob } from './disputes/apply-notices';
@@ -63,6 +63,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'pix-charges', everyMs: 5_000, run: async () => void (await reconcilePixCharges(ctx)) },
     // Paid PIX read back once a day for 92 days, 50 a pass, for a MED devolução whose notification was lost (checkout/pix-returns.ts).
     { name: 'pix-returns', everyMs: 60_000, run: async () => void (await reconcilePixReturns(ctx)) },
+    // Payouts a connector accepted and has not settled, read back when due: 30 s after, then twice as late up to an hour (payouts/payout-dispatch.ts).
+    { name: 'payout-dispatches', everyMs: 5_000, run: async () => void (await recheckPayouts(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
     { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.secretBox)) },
     // Statistics for tables that doubled since last measured, so young tables are not planned blind (db/planner-statistics.ts).

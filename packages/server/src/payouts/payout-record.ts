@@ -137,3 +137,14 @@ export function payoutPaidLines(payout: PayoutRecord): JournalLine[] {
 export function payoutReversalLines(payout: PayoutRecord, at: Date): JournalLine[] {
   return payoutCreatedLines(payout, at).map((line) => ({ ...line, amountMinor: -line.amountMinor, ...(line.feeMinor === undefined ? {} : { feeMinor: -line.feeMinor }) }));
 }
+
+/**
+ * Ledger lines of a payout the recipient's bank returned after it was paid: the paid journal and the
+ * creation journal both reversed, in one journal. The processor owes us the returned amount again, and the
+ * merchant gets back the whole merchant amount, fees included, as for a rejection.
+ * @example payoutReturnLines(row, now) // [merchant_payable −151826, processor_receivable +149475, fee_revenue +2351]
+ */
+export function payoutReturnLines(payout: PayoutRecord, at: Date): JournalLine[] {
+  const paidReversed = payoutPaidLines(payout).map((line) => ({ ...line, amountMinor: -line.amountMinor }));
+  return [...payoutReversalLines(payout, at), ...paidReversed];
+}

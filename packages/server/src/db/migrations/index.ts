@@ -29,6 +29,7 @@ import * as balance from './0032-balance';
 import * as settlements from './0033-settlements';
 import * as reconciliation from './0034-reconciliation';
 import * as pixReturns from './0035-pix-returns';
+import * as payoutDispatches from './0037-payout-dispatches';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0033-settlements': settlements,
   '0034-reconciliation': reconciliation,
   '0035-pix-returns': pixReturns,
+  '0037-payout-dispatches': payoutDispatches,
 };
