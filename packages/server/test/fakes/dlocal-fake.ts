@@ -37,6 +37,9 @@ export class DlocalFake {
   readonly requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string; status: number }[] = [];
   private server: Server | undefined;
   private faults: Fault[] = [];
+  /** While set, a submission is acted on but never answered (to kill Colibri while it waits for the answer). */
+  holdAnswers = false;
+  private readonly held: ServerResponse[] = [];
   port = 0;
 
   async start(): Promise<this> {
@@ -47,6 +50,7 @@ export class DlocalFake {
   }
 
   async stop(): Promise<void> {
+    for (const response of this.held) response.destroy();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
@@ -186,6 +190,10 @@ export class DlocalFake {
     const payout: FakePayout = { id: `D-4-${randomUUID()}`, externalId, body, status: 'PENDING', statusCode: '100', statusDetail: 'pending', history: [{ status: 'PENDING', statusCode: '100' }] };
     this.payouts.set(payout.id, payout);
     if (account.endsWith('3000')) this.settle(externalId, 'REJECTED', '801', 'ERROR_ACCOUNT_CLOSED');
+    if (this.holdAnswers) {
+      this.held.push(response);
+      return;
+    }
     // The payout exists at dLocal; only the answer is lost on its way back.
     if (fault === 'DROP_AFTER_ACTING') {
       response.socket?.destroy();
