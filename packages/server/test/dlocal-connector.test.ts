@@ -17,6 +17,7 @@ import { payoutRequestProblems } from './fakes/dlocal-schema';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
+const OWN_ACCOUNT = { login: 'merchant-own-login', transKey: 'merchant-own-trans-key-5511', secretKey: 'merchant-own-secret-key-9876543210' };
 const OPENSSL_SIGNATURE = '8dddbb4b220f4c770a2dc711d7a6a0edcdcfb2f3ea0298be48e5f775fd0744f3';
 const OPENSSL_PAYLOAD_SIGNATURE = 'aa9e2e3575f5d7098b6caccd790888c36d5fdb63342a73bada2d6a51747a8494';
 const DOCS = readFileSync(new URL('../../../docs/connectors.md', import.meta.url), 'utf8');
@@ -139,7 +140,7 @@ for (const engine of ENGINES) {
 
     it('sends a batch to dLocal, signed and in dLocal words; notifications settle each payout once, whatever the repeats', async () => {
       const [co, pe, cl] = await create([example(m, 'co-cc-0001'), example(m, 'pe-cc-0002'), example(m, 'cl-cv-0001')]);
-      for (const txId of [co!, pe!, cl!]) expect((await accepted(txId)).status).toBe('ACCEPTED');
+      for (const txId of [co!, pe!, cl!]) expect((await accepted(txId))!.status).toBe('ACCEPTED');
       const sent = fake.byExternalId(co!)!;
       expect(sent.body).toEqual({
         external_id: co, country: 'CO', currency: 'COP', amount: 250000, payment_method_id: 'BANK_TRANSFER', flow_type: 'B2C', purpose: 'OTHER_SERVICES',
@@ -258,10 +259,47 @@ for (const engine of ENGINES) {
       expect(fake.byExternalId(txId!)!.body).toMatchObject({ currency: 'COP', amount: Number(stored.customer_amount_minor) / 100 });
     });
 
+    it("pays a merchant's payouts through its own dLocal account, whose credentials are stored encrypted and never shown", async () => {
+      const own = await new DlocalFake(OWN_ACCOUNT).start();
+      try {
+        const other = await service.merchant('Remesas Propias');
+        const admin = { headers: { authorization: `Bearer ${service.ctx.adminToken}` } };
+        const put = await service.request('PUT', `/admin/merchants/${other.merchant_id}/connectors/PAYOUT`, { connector: 'dlocal', credentials: { login: own.login, trans_key: own.transKey, secret_key: own.secretKey, api_url: own.url } }, admin);
+        expect(put.status, put.text).toBe(200);
+        expect(put.body.credential_keys).toEqual(['api_url', 'login', 'secret_key', 'trans_key']);
+        const listed = await service.get(`/admin/merchants/${other.merchant_id}/connectors`, admin);
+        for (const secret of [own.secretKey, own.transKey]) expect(listed.text + put.text).not.toContain(secret);
+        const row = await service.ctx.db.selectFrom('merchant_connectors').selectAll().where('merchant_id', '=', other.merchant_id).executeTakeFirstOrThrow();
+        for (const secret of [own.secretKey, own.transKey, own.login]) expect(row.credentials_ciphertext).not.toContain(secret);
+
+        const response = await service.post('/payoutTransaction', { payoutTransactions: [example(other, 'pe-ca-0001')] }, { token: other.token });
+        expect(response.status, response.text).toBe(200);
+        const txId = response.body.payoutTransactionResponses[0].tx_id as string;
+        await accepted(txId);
+        expect(own.byExternalId(txId)).toBeDefined();
+        expect(fake.byExternalId(txId)).toBeUndefined();
+        own.settle(txId, 'PAID');
+        // Signed by the instance's account, the merchant's payout's notification is not the merchant's account's: refused.
+        expect((await own.notify(txId, { url: notifyUrl(), signWith: fake.secretKey }))[0]!.status).toBe(401);
+        // Nor does the instance's account speak for this merchant's payouts, though its signature is Colibri's.
+        const body = JSON.stringify(own.view(own.byExternalId(txId)!));
+        const date = new Date().toISOString();
+        const crossed = await service.request('POST', '/connectors/dlocal/notifications', undefined, {
+          raw: body, headers: { 'content-type': 'application/json', 'x-date': date, 'x-login': fake.login, authorization: `V2-HMAC-SHA256, Signature: ${dlocalSignature(fake.secretKey, fake.login, date, body)}` },
+        });
+        expect(crossed.status).toBe(401);
+        expect((await payout(txId)).status).toBe('PROCESSING');
+        expect((await own.notify(txId, { url: notifyUrl() }))[0]!.body).toEqual({ applied: true, duplicate: false });
+        expect((await payout(txId)).status).toBe('PAID');
+      } finally {
+        await own.stop();
+      }
+    });
+
     it('never logs the dLocal credentials', () => {
       const text = lines.join('');
       expect(text.length).toBeGreaterThan(0);
-      for (const secret of [fake.secretKey, fake.transKey]) expect(text).not.toContain(secret);
+      for (const secret of [fake.secretKey, fake.transKey, OWN_ACCOUNT.secretKey, OWN_ACCOUNT.transKey]) expect(text).not.toContain(secret);
     });
   });
 }

@@ -27,8 +27,10 @@ async function dlocalAccounts(ctx: AppContext): Promise<DlocalConnector[]> {
  * Applies one notification dLocal posted about a payout, in phases:
  *
  * 1. its signature (`Authorization: V2-HMAC-SHA256, Signature: …` over `X-Login + X-Date + body`) must verify
- *    with the account it names, the instance's or a merchant's own; otherwise nothing is read (401);
- * 2. its `external_id` must be a payout of this Colibri sent through that account (422 otherwise);
+ *    with one of Colibri's dLocal accounts, the instance's or a merchant's own; otherwise nothing is read (401);
+ * 2. its `external_id` must be a payout of this Colibri sent through dLocal (422 otherwise), and the signature
+ *    must be that of the account serving the payout's merchant (401 otherwise: a merchant's own account cannot
+ *    speak for another merchant's payouts);
  * 3. in one transaction: the message is recorded once (its key is dLocal's payout id, status and status
  *    code, so a repeated delivery is a no-op), its outcome goes into the connector's books (where the first
  *    final outcome wins), and the payout moves: PAID, REJECTED or CANCELED from PROCESSING; a REJECTED for
@@ -41,20 +43,22 @@ export async function applyDlocalNotification(
   headers: { login?: string | undefined; date?: string | undefined; authorization?: string | undefined },
   rawBody: string,
 ): Promise<DlocalNotificationAnswer> {
-  const account = (await dlocalAccounts(ctx)).find((connector) => connector.verifies(headers, rawBody));
-  if (!account) throw new ApiError('CONNECTOR_SIGNATURE_INVALID', "The notification's signature does not verify with any dLocal account of this Colibri; nothing was applied.");
+  if (!(await dlocalAccounts(ctx)).some((connector) => connector.verifies(headers, rawBody))) throw new ApiError('CONNECTOR_SIGNATURE_INVALID', "The notification's signature does not verify with any dLocal account of this Colibri; nothing was applied.");
   const payout = JSON.parse(rawBody) as DlocalPayout;
   const txId = payout.external_id ?? '';
   const row = isUuid(txId) ? await ctx.db.selectFrom('payout_dispatches').select(['merchant_id', 'connector']).where('tx_id', '=', txId).executeTakeFirst() : undefined;
-  const owner = row && row.connector === 'dlocal' && (await ctx.connectors.connectorFor(row.merchant_id, 'PAYOUT')).id === 'dlocal' ? row : undefined;
-  if (!owner) throw new ApiError('CONNECTOR_REFERENCE_UNKNOWN', 'external_id: names no payout this Colibri sent through dLocal; nothing was applied.');
+  const serving = row?.connector === 'dlocal' ? await ctx.connectors.connectorFor(row.merchant_id, 'PAYOUT') : undefined;
+  const owner = row && serving instanceof DlocalConnector ? row : undefined;
+  if (!owner || !(serving instanceof DlocalConnector)) throw new ApiError('CONNECTOR_REFERENCE_UNKNOWN', 'external_id: names no payout this Colibri sent through dLocal; nothing was applied.');
+  // Only the account that pays the merchant's payouts speaks for them: another merchant's own account cannot.
+  if (!serving.verifies(headers, rawBody)) throw new ApiError('CONNECTOR_SIGNATURE_INVALID', "The notification is not signed by the dLocal account that sent this payout; nothing was applied.");
 
   const key = `${payout.id ?? txId}:${payout.status ?? ''}:${payout.status_code ?? ''}`;
   const answer = await ctx.db.transaction().execute(async (trx) => {
     if (!(await firstDelivery(trx, 'dlocal', key, { external_id: txId, status: payout.status ?? null, status_code: payout.status_code ?? null, body_sha256: createHash('sha256').update(rawBody).digest('hex') }))) {
       return { applied: false, duplicate: true };
     }
-    const { outcome, recorded } = await account.recordNotification(owner.merchant_id, payout, trx);
+    const { outcome, recorded } = await serving.recordNotification(owner.merchant_id, payout, trx);
     if (outcome.status === 'DECLINED' && outcome.code !== 'CANCELED' && (await returnPayout(trx, txId, OUTCOME_CODES.PAYOUT_RETURNED))) {
       return { applied: true, duplicate: false };
     }

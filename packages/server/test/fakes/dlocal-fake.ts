@@ -29,9 +29,9 @@ const STATUS_CODES: Readonly<Record<string, string>> = { PENDING: '100', PAID: '
  * An account number ending in `3000` is rejected at once, as a closed account (status code 801).
  */
 export class DlocalFake {
-  readonly login = 'colibri-test-login';
-  readonly transKey = 'colibri-test-trans-key';
-  readonly secretKey = 'colibri-test-secret-key-0123456789';
+  readonly login: string;
+  readonly transKey: string;
+  readonly secretKey: string;
   readonly payouts = new Map<string, FakePayout>();
   /** Every request received, with its headers (to check that no secret travels in the clear beyond them). */
   readonly requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string; status: number }[] = [];
@@ -41,6 +41,13 @@ export class DlocalFake {
   holdAnswers = false;
   private readonly held: ServerResponse[] = [];
   port = 0;
+
+  /** One dLocal account: its credentials (the defaults are the instance's in the tests). */
+  constructor(credentials: { login?: string; transKey?: string; secretKey?: string } = {}) {
+    this.login = credentials.login ?? 'colibri-test-login';
+    this.transKey = credentials.transKey ?? 'colibri-test-trans-key';
+    this.secretKey = credentials.secretKey ?? 'colibri-test-secret-key-0123456789';
+  }
 
   async start(): Promise<this> {
     this.server = createServer((request, response) => void this.handle(request, response));
