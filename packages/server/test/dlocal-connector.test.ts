@@ -194,14 +194,14 @@ for (const engine of ENGINES) {
       expect(merchantSide.rows[0]!.total).toBe('0');
     });
 
-    it('rejects at once what dLocal rejects in its answer, and what dLocal cannot take (a CO payout without a name)', async () => {
-      const [closed, nameless] = await create([
-        example(m, 'cl-cc-0001', { required_CL: { ...(example(m, 'cl-cc-0001').required_CL as Item), account_number: '1234563000' } }),
-        example(m, 'co-nc-0001'),
-      ]);
+    it('rejects at once what dLocal rejects in its answer, and refuses at creation what dLocal cannot take (a CO payout without a name)', async () => {
+      const [closed] = await create([example(m, 'cl-cc-0001', { required_CL: { ...(example(m, 'cl-cc-0001').required_CL as Item), account_number: '1234563000' } })]);
       expect(await until(() => payout(closed!), (p) => p.status !== 'PROCESSING' && p.status !== 'CREATED', 'closed')).toMatchObject({ status: 'REJECTED', error_code: 'ACCOUNT_CLOSED' });
-      expect(await until(() => payout(nameless!), (p) => p.status !== 'PROCESSING' && p.status !== 'CREATED', 'nameless')).toMatchObject({ status: 'REJECTED', error_code: 'INVALID_REQUEST' });
-      expect(fake.byExternalId(nameless!)).toBeUndefined();
+      const before = posts();
+      const nameless = await service.post('/payoutTransaction', { payoutTransactions: [example(m, 'co-cc-0001'), example(m, 'co-nc-0001')] }, { token: m.token });
+      expect(nameless.status).toBe(400);
+      expect(nameless.body.errors).toEqual([{ code: '02.03.0001', description: expect.stringMatching(/^payoutTransactions\[1\]\.required_CO\.full_name: is required for CO payouts by this merchant's payout connector \(dLocal\)/) }]);
+      expect(posts()).toBe(before);
     });
 
     it('reads accepted payouts back when no notification comes', async () => {

@@ -182,6 +182,9 @@ export const ERRORS = define({
   PAYOUT_AMOUNT_BELOW_FEES: { code: '02.02.0003', status: 400, description: 'original_amount: does not cover the customer fees, so the recipient would receive nothing.' },
   PAYOUT_FX_RATE_MISSING: { code: '02.02.0004', status: 422, description: 'There is no stored FX rate between original_currency and payment_currency.' },
 
+  // 02.03 — payouts through a connector and FX
+  PAYOUT_CONNECTOR_FIELD_REQUIRED: { code: '02.03.0001', status: 400, description: "A recipient field the interface makes optional is required by the merchant's payout connector (dLocal needs full_name)." },
+
   // 03 — hosted checkout (docs/checkout.md). 03.01: rules of POST /checkout/generate beyond the shared
   // field codes; 03.02: a session's state; 03.03: the sandbox payer.
   CHECKOUT_METHOD_INVALID: { code: '03.01.0001', status: 400, description: 'method: must be PIX, CREDITCARD, DEBITCARD, BOLETO, PICPAY, OXXO, PAYNET or SPEI, an array of them, or ALL.' },

@@ -4,7 +4,7 @@ import { exponentOf } from '../../lib/currencies';
 import { toJsonNumber } from '../../lib/money';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, VerifyCardInput } from '../../processor/processor';
-import type { Connector, ConnectorDefinition, ConnectorSettings, DoctorCheck, KnownOutcome } from '../connector';
+import type { Connector, ConnectorDefinition, ConnectorSettings, DoctorCheck, KnownOutcome, PayoutRecipient, PayoutRequirements } from '../connector';
 import { readOutcome, recordOutcome, settledOrPending } from '../operations';
 import { DlocalApiClient, DlocalRequestRefused, verifyDlocalSignature, type DlocalApiOptions } from './dlocal-api';
 import { DLOCAL_ACCOUNT_TYPES, DLOCAL_DOCUMENT_TYPES, translateError, translatePayout, type DlocalPayout } from './dlocal-codes';
@@ -39,7 +39,7 @@ export function referenceOfExternalId(externalId: string): string {
  * Statuses and codes are translated by dlocal-codes.ts. Cards and PIX are not dLocal's here: routing never
  * sends them.
  */
-export class DlocalConnector implements Connector {
+export class DlocalConnector implements Connector, PayoutRequirements {
   readonly id = 'dlocal';
   readonly api: DlocalApiClient;
 
@@ -68,6 +68,12 @@ export class DlocalConnector implements Connector {
 
   refund(_input: FollowUpInput): Promise<OperationResult> {
     return notServed('refunds');
+  }
+
+  /** dLocal needs the recipient's name, which the interface makes optional in CO (checked when the batch is created). */
+  payoutIssues(recipient: PayoutRecipient): readonly { field: string; sentence: string }[] {
+    if ((recipient.full_name ?? '').trim() !== '') return [];
+    return [{ field: 'full_name', sentence: `is required for ${recipient.country} payouts by this merchant's payout connector (dLocal), which needs the recipient's name.` }];
   }
 
   /** Whether a notification carries this account's signature (docs/connectors.md, "dLocal"). */
