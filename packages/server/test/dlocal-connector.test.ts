@@ -60,7 +60,7 @@ describe('dLocal signatures and tables', () => {
       expect(translatePayout({ status: 'REJECTED', status_code: code })).toEqual({ status: 'DECLINED', code: entry.code, description: OUTCOME_CODES[entry.code] });
     }
     expect(translatePayout({ status: 'REJECTED', status_code: '899' })).toMatchObject({ code: 'BANK_REJECTED' });
-    expect(translatePayout({ status: 'SOMETHING' })).toMatchObject({ status: 'ERROR', code: 'UNEXPECTED_RESULT' });
+    expect(translatePayout({ id: 'D-1', status: 'SOMETHING' })).toEqual({ status: 'PENDING', processorId: 'D-1' });
     expect(translateError(403, 4001, 'Invalid credentials')).toMatchObject({ status: 'ERROR', code: 'CONNECTOR_AUTH' });
     expect(translateError(400, 5011, 'External ID already used')).toBeNull();
     expect(translateError(400, undefined, undefined)).toMatchObject({ code: 'INVALID_REQUEST' });

@@ -45,7 +45,7 @@ export async function applyDlocalNotification(
 ): Promise<DlocalNotificationAnswer> {
   if (!(await dlocalAccounts(ctx)).some((connector) => connector.verifies(headers, rawBody))) throw new ApiError('CONNECTOR_SIGNATURE_INVALID', "The notification's signature does not verify with any dLocal account of this Colibri; nothing was applied.");
   const payout = JSON.parse(rawBody) as DlocalPayout;
-  const txId = payout.external_id ?? '';
+  const txId = typeof payout.external_id === 'string' ? payout.external_id : '';
   const row = isUuid(txId) ? await ctx.db.selectFrom('payout_dispatches').select(['merchant_id', 'connector']).where('tx_id', '=', txId).executeTakeFirst() : undefined;
   const serving = row?.connector === 'dlocal' ? await ctx.connectors.connectorFor(row.merchant_id, 'PAYOUT') : undefined;
   const owner = row && serving instanceof DlocalConnector ? row : undefined;

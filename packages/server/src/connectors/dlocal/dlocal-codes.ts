@@ -82,8 +82,8 @@ export interface DlocalPayout {
 /**
  * A payout's outcome in Colibri's words. A payout dLocal has not finished (PENDING, DELIVERED, on hold) is
  * PENDING; PAID is APPROVED with dLocal's payout id; REJECTED is declined with the reason of its status code;
- * CANCELLED is declined `CANCELED` (the payout is then CANCELED, not REJECTED). An unknown status is an ERROR
- * Colibri does not guess about.
+ * CANCELLED is declined `CANCELED` (the payout is then CANCELED, not REJECTED). An unknown status is PENDING:
+ * money may have left, so Colibri neither pays nor rejects the payout on a word it does not know.
  * @example translatePayout({ id: 'D-4-1', status: 'REJECTED', status_code: '801' }) // { status: 'DECLINED', code: 'ACCOUNT_CLOSED', … }
  */
 export function translatePayout(payout: DlocalPayout): KnownOutcome {
@@ -99,7 +99,8 @@ export function translatePayout(payout: DlocalPayout): KnownOutcome {
     case 'DECLINED':
       return declined(DLOCAL_REJECTION_CODES[String(payout.status_code ?? '300')]?.code ?? 'BANK_REJECTED');
     default:
-      return failed('UNEXPECTED_RESULT', `dLocal payout status ${JSON.stringify(payout.status ?? null)}`);
+      // A status Colibri does not know is not guessed at: the payout stays in flight and is read back.
+      return { status: 'PENDING', processorId };
   }
 }
 
