@@ -214,6 +214,19 @@ for (const engine of ENGINES) {
       expect(fake.requests.some((r) => r.method === 'GET' && r.path === `/payouts/v3/${fake.byExternalId(txId!)!.id}`)).toBe(true);
     });
 
+    it('hands a payout dLocal no longer has back to the payout job, which sends it again under the same external_id', async () => {
+      const [txId] = await create([example(m, 'cl-cc-0001')]);
+      await accepted(txId!);
+      const first = fake.byExternalId(txId!)!;
+      fake.payouts.delete(first.id);
+      await service.ctx.db.updateTable('payout_dispatches').set({ next_check_at: new Date(Date.now() - 1000) }).where('tx_id', '=', txId!).execute();
+      await recheckPayouts(service.ctx);
+      const again = await until(async () => fake.byExternalId(txId!), (p) => p !== undefined, 'sent again');
+      expect(again!.id).not.toBe(first.id);
+      expect(again!.body).toEqual(first.body);
+      expect((await until(() => dispatch(txId!), (d) => d.status === 'ACCEPTED', 'accepted again')).checks).toBe(1);
+    });
+
     it('never sends twice: a lost answer, a 500 and a job run twice each end in one payout at dLocal', async () => {
       fake.fail('DROP_AFTER_ACTING');
       const [lost] = await create([example(m, 'cl-ca-0001')]);
