@@ -5,7 +5,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
 import { runDoctor } from '../src/connectors/doctor';
-import { dlocalSignature, payloadSignature, verifyDlocalSignature } from '../src/connectors/dlocal/dlocal-api';
+import { DlocalApiClient, DlocalRequestRefused, dlocalSignature, payloadSignature, verifyDlocalSignature } from '../src/connectors/dlocal/dlocal-api';
+import { forgetDlocalTokens, renewAfterMs } from '../src/connectors/dlocal/dlocal-token';
 import { DLOCAL_ACCOUNT_TYPES, DLOCAL_DOCUMENT_TYPES, DLOCAL_ERROR_CODES, DLOCAL_PAYOUT_STATUSES, DLOCAL_REJECTION_CODES, translateError, translatePayout } from '../src/connectors/dlocal/dlocal-codes';
 import { planConnectors } from '../src/connectors/plan';
 import { loggerOptions } from '../src/logger';
@@ -17,7 +18,7 @@ import { payoutRequestProblems } from './fakes/dlocal-schema';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
-const OWN_ACCOUNT = { login: 'merchant-own-login', transKey: 'merchant-own-trans-key-5511', secretKey: 'merchant-own-secret-key-9876543210' };
+const OWN_ACCOUNT = { clientId: 'merchant-own-client-id', clientSecret: 'merchant-own-client-secret-5511', secretKey: 'merchant-own-secret-key-9876543210', login: 'merchant-own-login' };
 const OPENSSL_SIGNATURE = '8dddbb4b220f4c770a2dc711d7a6a0edcdcfb2f3ea0298be48e5f775fd0744f3';
 const OPENSSL_PAYLOAD_SIGNATURE = 'aa9e2e3575f5d7098b6caccd790888c36d5fdb63342a73bada2d6a51747a8494';
 const DOCS = readFileSync(new URL('../../../docs/connectors.md', import.meta.url), 'utf8');
@@ -45,10 +46,12 @@ describe('dLocal signatures and tables', () => {
     expect(dlocalSignature('secret', 'login', '2026-11-28T01:00:00.000Z', '{"a":1}')).toMatch(/^[0-9a-f]{64}$/);
     expect(payloadSignature('secret', '{"a":1}')).not.toBe(dlocalSignature('secret', 'login', '2026-11-28T01:00:00.000Z', '{"a":1}'));
     const signature = dlocalSignature('k', 'L', 'D', 'B');
-    expect(verifyDlocalSignature({ login: 'L', secretKey: 'k' }, { login: 'L', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(true);
-    expect(verifyDlocalSignature({ login: 'L', secretKey: 'k' }, { login: 'L', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B ')).toBe(false);
-    expect(verifyDlocalSignature({ login: 'L', secretKey: 'k' }, { login: 'other', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(false);
-    expect(verifyDlocalSignature({ login: 'L', secretKey: 'k' }, { login: 'L', date: 'E', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(false);
+    expect(verifyDlocalSignature('k', { login: 'L', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(true);
+    expect(verifyDlocalSignature('k', { login: 'L', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B ')).toBe(false);
+    expect(verifyDlocalSignature('k', { login: 'other', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(false);
+    expect(verifyDlocalSignature('k', { login: 'L', date: 'E', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(false);
+    expect(verifyDlocalSignature('other-key', { login: 'L', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${signature}` }, 'B')).toBe(false);
+    expect(verifyDlocalSignature('', { login: 'L', date: 'D', authorization: `V2-HMAC-SHA256, Signature: ${dlocalSignature('', 'L', 'D', 'B')}` }, 'B')).toBe(false);
   });
 
   it('translates every status and code into Colibri vocabulary', () => {
@@ -84,18 +87,107 @@ describe('dLocal signatures and tables', () => {
       refused = error;
     }
     expect(refused).toBeInstanceOf(ConfigError);
-    expect((refused as Error).message).toContain('PAYOUT: set COLIBRI_DLOCAL_LOGIN, COLIBRI_DLOCAL_TRANS_KEY, COLIBRI_DLOCAL_SECRET_KEY (connector dlocal)');
+    expect((refused as Error).message).toContain('PAYOUT: set COLIBRI_DLOCAL_CLIENT_ID, COLIBRI_DLOCAL_CLIENT_SECRET, COLIBRI_DLOCAL_SECRET_KEY (connector dlocal)');
     const out: string[] = [];
     expect(await runDoctor(loadConfig(env), (line) => out.push(line))).toBe(false);
-    expect(out.join('\n')).toContain('COLIBRI_DLOCAL_SECRET_KEY');
+    for (const name of ['COLIBRI_DLOCAL_CLIENT_ID', 'COLIBRI_DLOCAL_CLIENT_SECRET', 'COLIBRI_DLOCAL_SECRET_KEY']) expect(out.join('\n')).toContain(name);
   });
 
   it('keeps its fake honest: the schema refuses what dLocal would', () => {
-    const good = { external_id: 'x', country: 'CL', currency: 'CLP', amount: 1000, payment_method_id: 'BANK_TRANSFER', flow_type: 'B2C', purpose: 'OTHER_SERVICES', beneficiary: { first_name: 'A', last_name: 'B', document: { type: 'RUT', id: '12345678-5' }, bank_account: { code: '012', account: '123', type: 'VISTA' } } };
+    const good = { external_id: 'x', country: 'CL', currency: 'CLP', currency_to_pay: 'CLP', amount: 1000, payment_method_id: 'BANK_TRANSFER', flow_type: 'B2C', purpose: 'OTHER_SERVICES', beneficiary: { first_name: 'A', last_name: 'B', document: { type: 'RUT', id: '12345678-5' }, bank_account: { code: '012', account: '123', type: 'VISTA' } } };
     expect(payoutRequestProblems(good)).toEqual([]);
     expect(payoutRequestProblems({ ...good, amount: 1000.5 })).toEqual(['/amount has more than 0 decimals for CLP']);
     expect(payoutRequestProblems({ ...good, currency: 'USD' })).toEqual(['/currency must be CLP for CL']);
+    expect(payoutRequestProblems({ ...good, currency_to_pay: 'USD' })).toEqual(['/currency_to_pay must be CLP for CL']);
+    // The shape of a third-party sketch of v3 (document_type, bank_details) is not dLocal's payout object.
+    expect(payoutRequestProblems({ ...good, beneficiary: { first_name: 'A', last_name: 'B', document: '12345678-5', document_type: 'RUT', bank_details: { bank_code: '012', bank_account: '123', account_type: 'VISTA' } } }).length).toBeGreaterThan(0);
     expect(payoutRequestProblems({ ...good, extra: 1 })[0]).toContain('must NOT have additional properties');
+  });
+});
+
+describe('dLocal access tokens (OAuth2 client credentials)', () => {
+  let fake: DlocalFake;
+  const client = (change: { clientSecret?: string } = {}) => new DlocalApiClient({ apiUrl: fake.url, clientId: fake.clientId, clientSecret: change.clientSecret ?? fake.clientSecret, secretKey: fake.secretKey, timeoutMs: 5_000 });
+  const paid = { external_id: 'e', country: 'CL', currency: 'CLP', currency_to_pay: 'CLP', amount: 1000, payment_method_id: 'BANK_TRANSFER', flow_type: 'B2C', purpose: 'OTHER_SERVICES', beneficiary: { first_name: 'A', last_name: 'B', document: { type: 'RUT', id: '12345678-5' }, bank_account: { code: '012', account: '123', type: 'VISTA' } } };
+  beforeAll(async () => {
+    fake = await new DlocalFake().start();
+  });
+  afterAll(async () => {
+    await fake?.stop();
+  });
+  const reset = () => {
+    forgetDlocalTokens();
+    fake.tokenLifetimeSeconds = 180;
+    fake.refuseBearer = false;
+    fake.tokenRequests = 0;
+    fake.requests.length = 0;
+  };
+
+  it('renews a 180-second token after 150 seconds, a short one a quarter of its life early', () => {
+    expect(renewAfterMs(180)).toBe(150_000);
+    expect(renewAfterMs(1)).toBe(750);
+  });
+
+  it('asks for one token per credential set and sends it as a Bearer with X-Version 3.0; a body carries its Payload-Signature', async () => {
+    reset();
+    const api = client();
+    expect(await api.findPayout('none')).toBeNull();
+    expect(await client().findPayout('none')).toBeNull();
+    const created = await api.submitPayout({ ...paid, external_id: `e-${Date.now()}` });
+    expect(created.status).toBe('PENDING');
+    expect(fake.tokenRequests).toBe(1);
+    const [token] = [...fake.tokens.keys()];
+    for (const request of fake.requests.filter((r) => r.path !== '/oauth/token')) {
+      expect(request.headers).toMatchObject({ authorization: `Bearer ${token}`, 'x-version': '3.0' });
+      expect(request.headers['x-login']).toBeUndefined();
+      expect(request.headers['payload-signature']).toBe(request.body === '' ? undefined : payloadSignature(fake.secretKey, request.body));
+    }
+    const grant = JSON.parse(fake.requests.find((r) => r.path === '/oauth/token')!.body) as Record<string, string>;
+    expect(grant).toEqual({ grant_type: 'client_credentials', client_id: fake.clientId, client_secret: fake.clientSecret });
+    // Another secret is another credential set: its own token (refused here, as the fake knows no such secret).
+    await expect(client({ clientSecret: 'rotated-secret' }).findPayout('none')).rejects.toBeInstanceOf(DlocalRequestRefused);
+    expect(fake.tokenRequests).toBe(2);
+  });
+
+  it('gets a new token shortly before the old one expires, and once more after a 401', async () => {
+    reset();
+    fake.tokenLifetimeSeconds = 1;
+    const api = client();
+    await api.findPayout('none');
+    await new Promise((r) => setTimeout(r, 800));
+    await api.findPayout('none');
+    expect(fake.tokenRequests).toBe(2);
+    expect(fake.requests.filter((r) => r.status === 401)).toEqual([]);
+
+    // The second token is still kept (renewed after 750 ms); dLocal ends it early: one 401, one new token.
+    fake.tokenLifetimeSeconds = 180;
+    fake.expireTokens();
+    expect(await api.findPayout('none')).toBeNull();
+    expect(fake.requests.filter((r) => r.status === 401).length).toBe(1);
+    expect(fake.tokenRequests).toBe(3);
+    await api.findPayout('none');
+    expect(fake.tokenRequests).toBe(3);
+  });
+
+  it('asks only once more when the new token is refused too, and then fails as refused credentials', async () => {
+    reset();
+    fake.refuseBearer = true;
+    const before = fake.payouts.size;
+    const error = await client().submitPayout({ ...paid, external_id: `e-${Date.now()}` }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DlocalRequestRefused);
+    expect((error as DlocalRequestRefused).statusCode).toBe(401);
+    expect(translateError(401, undefined, undefined)).toMatchObject({ status: 'ERROR', code: 'CONNECTOR_AUTH' });
+    expect(fake.requests.filter((r) => r.path === '/payouts/v3').map((r) => r.status)).toEqual([401, 401]);
+    expect(fake.tokenRequests).toBe(2);
+    expect(fake.payouts.size).toBe(before);
+  });
+
+  it('refuses wrong client credentials without a payout request, and names neither secret nor token in the error', async () => {
+    reset();
+    const error = (await client({ clientSecret: 'wrong-client-secret-77' }).findPayout('none').catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(DlocalRequestRefused);
+    expect(fake.requests.map((r) => r.path)).toEqual(['/oauth/token']);
+    expect(`${error.message} ${error.stack}`).not.toContain('wrong-client-secret-77');
   });
 });
 
@@ -143,7 +235,7 @@ for (const engine of ENGINES) {
       for (const txId of [co!, pe!, cl!]) expect((await accepted(txId))!.status).toBe('ACCEPTED');
       const sent = fake.byExternalId(co!)!;
       expect(sent.body).toEqual({
-        external_id: co, country: 'CO', currency: 'COP', amount: 250000, payment_method_id: 'BANK_TRANSFER', flow_type: 'B2C', purpose: 'OTHER_SERVICES',
+        external_id: co, country: 'CO', currency: 'COP', currency_to_pay: 'COP', amount: 250000, payment_method_id: 'BANK_TRANSFER', flow_type: 'B2C', purpose: 'OTHER_SERVICES',
         notification_url: 'https://pay.example.com/connectors/dlocal/notifications',
         beneficiary: { first_name: 'Andrés Felipe', last_name: 'Gómez Restrepo', document: { type: 'CC', id: '1020304050' }, bank_account: { code: '1007', account: '12345678901', type: 'CHECKING' } },
       });
@@ -277,13 +369,13 @@ for (const engine of ENGINES) {
       try {
         const other = await service.merchant('Remesas Propias');
         const admin = { headers: { authorization: `Bearer ${service.ctx.adminToken}` } };
-        const put = await service.request('PUT', `/admin/merchants/${other.merchant_id}/connectors/PAYOUT`, { connector: 'dlocal', credentials: { login: own.login, trans_key: own.transKey, secret_key: own.secretKey, api_url: own.url } }, admin);
+        const put = await service.request('PUT', `/admin/merchants/${other.merchant_id}/connectors/PAYOUT`, { connector: 'dlocal', credentials: { client_id: own.clientId, client_secret: own.clientSecret, secret_key: own.secretKey, api_url: own.url } }, admin);
         expect(put.status, put.text).toBe(200);
-        expect(put.body.credential_keys).toEqual(['api_url', 'login', 'secret_key', 'trans_key']);
+        expect(put.body.credential_keys).toEqual(['api_url', 'client_id', 'client_secret', 'secret_key']);
         const listed = await service.get(`/admin/merchants/${other.merchant_id}/connectors`, admin);
-        for (const secret of [own.secretKey, own.transKey]) expect(listed.text + put.text).not.toContain(secret);
+        for (const secret of [own.secretKey, own.clientSecret]) expect(listed.text + put.text).not.toContain(secret);
         const row = await service.ctx.db.selectFrom('merchant_connectors').selectAll().where('merchant_id', '=', other.merchant_id).executeTakeFirstOrThrow();
-        for (const secret of [own.secretKey, own.transKey, own.login]) expect(row.credentials_ciphertext).not.toContain(secret);
+        for (const secret of [own.secretKey, own.clientSecret, own.clientId]) expect(row.credentials_ciphertext).not.toContain(secret);
 
         const response = await service.post('/payoutTransaction', { payoutTransactions: [example(other, 'pe-ca-0001')] }, { token: other.token });
         expect(response.status, response.text).toBe(200);
@@ -309,10 +401,13 @@ for (const engine of ENGINES) {
       }
     });
 
-    it('never logs the dLocal credentials', () => {
+    it('never logs the dLocal credentials nor the access tokens', () => {
       const text = lines.join('');
       expect(text.length).toBeGreaterThan(0);
-      for (const secret of [fake.secretKey, fake.transKey, OWN_ACCOUNT.secretKey, OWN_ACCOUNT.transKey]) expect(text).not.toContain(secret);
+      const tokens = [...fake.tokens.keys()];
+      expect(tokens.length).toBeGreaterThan(0);
+      for (const secret of [fake.secretKey, fake.clientSecret, OWN_ACCOUNT.secretKey, OWN_ACCOUNT.clientSecret, ...tokens]) expect(text).not.toContain(secret);
+      expect(text).not.toMatch(/fake-token-/);
     });
   });
 }

@@ -20,18 +20,32 @@ type Fault = 'HTTP_500' | 'DROP_AFTER_ACTING' | 'REFUSE_CONNECTION';
 const STATUS_CODES: Readonly<Record<string, string>> = { PENDING: '100', PAID: '200', REJECTED: '300', CANCELLED: '400', DELIVERED: '500', ON_HOLD: '600', ON_HOLD_BY_COMPLIANCE: '700' };
 
 /**
- * A loopback dLocal Payouts API v3, from dLocal's published reference: every request must carry the
- * documented headers and signatures (`X-Date`, `X-Login`, `X-Trans-Key`, `Authorization: V2-HMAC-SHA256,
- * Signature: hex(HMAC(secret, login + date + body))`, and for a body `Payload-Signature`), and every payout
- * must match the schema of dlocal-schema.ts, or the fake answers dLocal's error body (`{code, message,
- * param}`: 3000, 4001, 5011, …). Payouts start PENDING; the test moves them (`settle`, `returnPayout`) and
- * makes the fake notify Colibri, signed the same way, as often and in whatever order it wants (`notify`).
- * An account number ending in `3000` is rejected at once, as a closed account (status code 801).
+ * A loopback dLocal Payouts API v3, from dLocal's published reference ("Security", Payouts v3):
+ * - `POST /oauth/token` issues access tokens for the account's client credentials (client-credentials grant,
+ *   JSON body), each living `tokenLifetimeSeconds` (dLocal: 180);
+ * - every other request must carry `X-Date`, `X-Version: 3.0` and `Authorization: Bearer <token>` with a
+ *   token it issued that has not expired (else 401), and for a body its `Payload-Signature`
+ *   (hex HMAC-SHA256 of the body under the secret key; else 403 4001);
+ * - every payout must match the schema of dlocal-schema.ts, or the fake answers dLocal's error body
+ *   (`{code, message, param}`: 3000, 5011, …).
+ * Payouts start PENDING; the test moves them (`settle`, `returnPayout`) and makes the fake notify Colibri,
+ * signed with the secret key over `X-Login + X-Date + body`, as often and in whatever order it wants
+ * (`notify`). An account number ending in `3000` is rejected at once, as a closed account (status code 801).
  */
 export class DlocalFake {
-  readonly login: string;
-  readonly transKey: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
   readonly secretKey: string;
+  /** The X-Login this account's notifications carry (dLocal's side; Colibri has no setting for it). */
+  readonly login: string;
+  /** The life of the tokens it issues, in seconds. */
+  tokenLifetimeSeconds = 180;
+  /** Issued tokens and when each expires (ms since the epoch). */
+  readonly tokens = new Map<string, number>();
+  /** How many tokens were asked for, granted or not. */
+  tokenRequests = 0;
+  /** While set, every bearer token is refused with 401, fresh or not. */
+  refuseBearer = false;
   readonly payouts = new Map<string, FakePayout>();
   /** Every request received, with its headers (to check that no secret travels in the clear beyond them). */
   readonly requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string; status: number }[] = [];
@@ -43,10 +57,16 @@ export class DlocalFake {
   port = 0;
 
   /** One dLocal account: its credentials (the defaults are the instance's in the tests). */
-  constructor(credentials: { login?: string; transKey?: string; secretKey?: string } = {}) {
-    this.login = credentials.login ?? 'colibri-test-login';
-    this.transKey = credentials.transKey ?? 'colibri-test-trans-key';
+  constructor(credentials: { clientId?: string; clientSecret?: string; secretKey?: string; login?: string } = {}) {
+    this.clientId = credentials.clientId ?? 'colibri-test-client-id';
+    this.clientSecret = credentials.clientSecret ?? 'colibri-test-client-secret-4242';
     this.secretKey = credentials.secretKey ?? 'colibri-test-secret-key-0123456789';
+    this.login = credentials.login ?? 'colibri-test-login';
+  }
+
+  /** Every token issued so far stops being accepted (as if each had expired). */
+  expireTokens(): void {
+    for (const token of this.tokens.keys()) this.tokens.set(token, 0);
   }
 
   async start(): Promise<this> {
@@ -70,8 +90,8 @@ export class DlocalFake {
   env(notificationUrl?: string): Record<string, string> {
     return {
       COLIBRI_DLOCAL_API_URL: this.url,
-      COLIBRI_DLOCAL_LOGIN: this.login,
-      COLIBRI_DLOCAL_TRANS_KEY: this.transKey,
+      COLIBRI_DLOCAL_CLIENT_ID: this.clientId,
+      COLIBRI_DLOCAL_CLIENT_SECRET: this.clientSecret,
       COLIBRI_DLOCAL_SECRET_KEY: this.secretKey,
       ...(notificationUrl ? { COLIBRI_DLOCAL_NOTIFICATION_URL: notificationUrl } : {}),
     };
@@ -106,10 +126,10 @@ export class DlocalFake {
 
   /** A payout as dLocal shows it (answers and notifications). */
   view(payout: FakePayout, state: { status: string; statusCode: string } = payout): Record<string, unknown> {
-    const body = payout.body as { amount: number; currency: string; country: string };
+    const body = payout.body as { amount: number; currency: string; currency_to_pay?: string; country: string };
     return {
       id: payout.id, external_id: payout.externalId, status: state.status, status_code: state.statusCode, status_detail: state === payout ? payout.statusDetail : state.status.toLowerCase(),
-      amount: body.amount, currency: body.currency, country: body.country, created_date: '2026-11-28T01:00:00.000Z',
+      amount: body.amount, currency: body.currency, currency_to_pay: body.currency_to_pay ?? body.currency, country: body.country, created_date: '2026-11-28T01:00:00.000Z',
     };
   }
 
@@ -148,6 +168,7 @@ export class DlocalFake {
       this.requests.push({ method: request.method ?? '', path: url.pathname + url.search, headers: request.headers, body, status });
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
     };
+    if (request.method === 'POST' && url.pathname === '/oauth/token') return this.issueToken(body, answer);
     const refused = this.authentication(request, body);
     if (refused) return answer(refused.status, refused.error);
 
@@ -164,13 +185,31 @@ export class DlocalFake {
     return answer(404, { code: 3000, message: 'Invalid params: unknown operation' });
   }
 
-  /** The documented headers and both signatures, or dLocal's refusal (4001 for credentials, 3001 for a missing header). */
+  /** The client-credentials grant: a new token for this account's client id and secret, or 401. */
+  private issueToken(raw: string, answer: (status: number, payload: unknown) => void): void {
+    this.tokenRequests += 1;
+    let grant: { grant_type?: unknown; client_id?: unknown; client_secret?: unknown };
+    try {
+      grant = JSON.parse(raw) as typeof grant;
+    } catch {
+      return answer(400, { code: 3000, message: 'Invalid params: body is not JSON' });
+    }
+    if (grant.grant_type !== 'client_credentials') return answer(400, { code: 3000, message: 'Invalid params', param: 'grant_type' });
+    if (grant.client_id !== this.clientId || grant.client_secret !== this.clientSecret) return answer(401, { code: 4001, message: 'Invalid credentials.' });
+    const token = `fake-token-${randomUUID()}`;
+    this.tokens.set(token, Date.now() + this.tokenLifetimeSeconds * 1000);
+    return answer(200, { access_token: token, scope: 'payouts', expires_in: this.tokenLifetimeSeconds, token_type: 'Bearer' });
+  }
+
+  /** The documented headers, a live token and the payload signature, or dLocal's refusal. */
   private authentication(request: IncomingMessage, body: string): { status: number; error: unknown } | undefined {
     const header = (name: string) => request.headers[name] as string | undefined;
+    const bearer = /^Bearer (\S+)$/.exec(header('authorization') ?? '')?.[1];
+    const expiresAt = bearer === undefined ? undefined : this.tokens.get(bearer);
+    if (this.refuseBearer || expiresAt === undefined || Date.now() >= expiresAt) return { status: 401, error: { code: 401, message: 'Unauthorized: missing, unknown or expired access token' } };
     const date = header('x-date');
     if (!date || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(date)) return { status: 400, error: { code: 3001, message: 'Empty params', param: 'X-Date' } };
-    if (header('x-login') !== this.login || header('x-trans-key') !== this.transKey) return { status: 403, error: { code: 4001, message: 'Invalid credentials.' } };
-    if (header('authorization') !== `V2-HMAC-SHA256, Signature: ${dlocalSignature(this.secretKey, this.login, date, body)}`) return { status: 403, error: { code: 4001, message: 'Invalid credentials.' } };
+    if (header('x-version') !== '3.0') return { status: 400, error: { code: 3000, message: 'Invalid params', param: 'X-Version' } };
     if (body !== '' && header('payload-signature') !== payloadSignature(this.secretKey, body)) return { status: 403, error: { code: 4001, message: 'Invalid credentials.' } };
     if (body !== '' && !(header('content-type') ?? '').startsWith('application/json')) return { status: 400, error: { code: 3000, message: 'Invalid params', param: 'Content-Type' } };
     return undefined;

@@ -3,7 +3,9 @@ import Ajv, { type ValidateFunction } from 'ajv';
 /**
  * JSON Schema of the `POST /payouts/v3` body the dLocal fake accepts, written from dLocal's published Payouts
  * API v3 reference ("Submit a payout", "Payout status", "Error codes") for the bank transfers Colibri sends
- * to CO, PE and CL. Fields Colibri does not send are left out on purpose, and objects refuse fields the
+ * to CO, PE and CL. The beneficiary's shape (`document {type, id}`, `bank_account {code, type, account}`)
+ * is that of dLocal's own v3 payout object (its "Notification parameters" page for Payouts v3, which shows a
+ * payout as "Get payout" answers it). Fields Colibri does not send are left out on purpose, and objects refuse fields the
  * schema does not define, so that a misspelt field fails a test instead of being ignored. The limits are
  * the reference's where it gives one (external_id 100 characters, names 50, ISO codes), and the fake's
  * own choice otherwise (stated beside each).
@@ -20,6 +22,7 @@ export const PAYOUT_REQUEST_SCHEMA = {
     external_id: { type: 'string', minLength: 1, maxLength: 100 },
     country: ISO_COUNTRY,
     currency: ISO_CURRENCY,
+    currency_to_pay: ISO_CURRENCY,
     // A decimal number with at most two decimals; the fake also checks the country's currency's exponent.
     amount: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01 },
     payment_method_id: { const: 'BANK_TRANSFER' },
@@ -72,10 +75,11 @@ const validatePayout: ValidateFunction = ajv.compile(PAYOUT_REQUEST_SCHEMA);
  */
 export function payoutRequestProblems(body: unknown): string[] {
   if (!validatePayout(body)) return (validatePayout.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
-  const request = body as { country: string; currency: string; amount: number; beneficiary: { document: { type: string }; bank_account: { type: string; code?: string } } };
+  const request = body as { country: string; currency: string; currency_to_pay?: string; amount: number; beneficiary: { document: { type: string }; bank_account: { type: string; code?: string } } };
   const rules = COUNTRY_RULES[request.country]!;
   const problems: string[] = [];
   if (request.currency !== rules.currency) problems.push(`/currency must be ${rules.currency} for ${request.country}`);
+  if (request.currency_to_pay !== undefined && request.currency_to_pay !== rules.currency) problems.push(`/currency_to_pay must be ${rules.currency} for ${request.country}`);
   const decimals = String(request.amount).split('.')[1]?.length ?? 0;
   if (decimals > rules.exponent) problems.push(`/amount has more than ${rules.exponent} decimals for ${rules.currency}`);
   if (!rules.documents.includes(request.beneficiary.document.type)) problems.push(`/beneficiary/document/type ${request.beneficiary.document.type} is not taken in ${request.country}`);

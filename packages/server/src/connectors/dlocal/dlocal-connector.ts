@@ -78,7 +78,7 @@ export class DlocalConnector implements Connector, PayoutRequirements {
 
   /** Whether a notification carries this account's signature (docs/connectors.md, "dLocal"). */
   verifies(headers: { login?: string | undefined; date?: string | undefined; authorization?: string | undefined }, rawBody: string): boolean {
-    return verifyDlocalSignature(this.settings, headers, rawBody);
+    return verifyDlocalSignature(this.settings.secretKey, headers, rawBody);
   }
 
   async payout(input: PayoutInput): Promise<OperationResult> {
@@ -169,6 +169,8 @@ export function payoutRequest(input: PayoutInput, externalId: string, settings: 
       external_id: externalId,
       country: input.country,
       currency: input.currency,
+      // The currency the recipient is paid in: the same, since Colibri did any FX itself.
+      currency_to_pay: input.currency,
       amount: toJsonNumber(input.amountMinor, exponentOf(input.currency)),
       payment_method_id: 'BANK_TRANSFER',
       flow_type: 'B2C',
@@ -216,8 +218,8 @@ export function parseDlocalSettings(settings: ConnectorSettings): DlocalSettings
   return {
     // dLocal is reached over HTTPS; a loopback http URL is allowed for a local fake or proxy.
     apiUrl: httpsUrl(settings.api_url ?? 'https://sandbox.dlocal.com', 'COLIBRI_DLOCAL_API_URL', true),
-    login: settings.login ?? '',
-    transKey: settings.trans_key ?? '',
+    clientId: settings.client_id ?? '',
+    clientSecret: settings.client_secret ?? '',
     secretKey: settings.secret_key ?? '',
     timeoutMs: integerOf(settings.timeout_ms, 'COLIBRI_DLOCAL_TIMEOUT_MS', 15_000, 100, 120_000),
     notificationUrl: settings.notification_url ? httpsUrl(settings.notification_url, 'COLIBRI_DLOCAL_NOTIFICATION_URL', true) : undefined,
@@ -225,7 +227,7 @@ export function parseDlocalSettings(settings: ConnectorSettings): DlocalSettings
   };
 }
 
-/** `colibri doctor`: the settings parse, and dLocal answers a signed read of a payout that does not exist. */
+/** `colibri doctor`: the settings parse, dLocal issues an access token, and answers a read of a payout that does not exist. */
 export async function checkDlocal(raw: ConnectorSettings): Promise<DoctorCheck[]> {
   let settings: DlocalSettings;
   try {
@@ -240,9 +242,10 @@ export async function checkDlocal(raw: ConnectorSettings): Promise<DoctorCheck[]
   const api = new DlocalApiClient({ ...settings, timeoutMs: Math.min(settings.timeoutMs, 5_000) });
   try {
     const found = await api.findPayout(randomUUID());
-    checks.push({ name: 'dlocal: Payouts API reachable', ok: true, detail: `${settings.apiUrl} accepted a signed GET /payouts/v3 (${found ? 'a payout' : 'no such payout, as expected'})` });
+    checks.push({ name: 'dlocal: Payouts API reachable', ok: true, detail: `${settings.apiUrl} issued an access token and accepted GET /payouts/v3 (${found ? 'a payout' : 'no such payout, as expected'})` });
   } catch (error) {
-    const detail = error instanceof DlocalRequestRefused ? `refused: ${error.message}${error.code === 4001 || error.code === 4002 ? ' (credentials or IP address not accepted)' : ''}` : (error as Error).message;
+    const credentials = error instanceof DlocalRequestRefused && (error.statusCode === 401 || error.code === 4001 || error.code === 4002);
+    const detail = error instanceof DlocalRequestRefused ? `refused: ${error.message}${credentials ? ' (client credentials or IP address not accepted)' : ''}` : (error as Error).message;
     checks.push({ name: 'dlocal: Payouts API reachable', ok: false, detail: `${settings.apiUrl}: ${detail}` });
   }
   return checks;
@@ -254,9 +257,9 @@ export const dlocalConnector: ConnectorDefinition = {
   methods: ['PAYOUT'],
   sandboxOnly: false,
   settings: [
-    { env: 'COLIBRI_DLOCAL_LOGIN', key: 'login', required: true, secret: false, description: 'X-Login of the API credentials (Merchant Dashboard → Settings → Integration)' },
-    { env: 'COLIBRI_DLOCAL_TRANS_KEY', key: 'trans_key', required: true, secret: true, description: 'X-Trans-Key of the API credentials' },
-    { env: 'COLIBRI_DLOCAL_SECRET_KEY', key: 'secret_key', required: true, secret: true, description: 'Secret key: signs requests and verifies notifications (HMAC-SHA256)' },
+    { env: 'COLIBRI_DLOCAL_CLIENT_ID', key: 'client_id', required: true, secret: false, description: 'client_id of the Payouts v3 OAuth credentials (Merchant Dashboard → Settings → Integrations)' },
+    { env: 'COLIBRI_DLOCAL_CLIENT_SECRET', key: 'client_secret', required: true, secret: true, description: 'client_secret of the Payouts v3 OAuth credentials: exchanged for access tokens' },
+    { env: 'COLIBRI_DLOCAL_SECRET_KEY', key: 'secret_key', required: true, secret: true, description: 'Secret key: the Payload-Signature of each request with a body, and the signature of notifications (HMAC-SHA256)' },
     { env: 'COLIBRI_DLOCAL_API_URL', key: 'api_url', required: false, secret: false, description: 'https://sandbox.dlocal.com (default) or https://api.dlocal.com' },
     { env: 'COLIBRI_DLOCAL_NOTIFICATION_URL', key: 'notification_url', required: false, secret: false, description: "Sent as each payout's notification_url: {public base URL}/connectors/dlocal/notifications" },
     { env: 'COLIBRI_DLOCAL_PURPOSE', key: 'purpose', required: false, secret: false, description: "dLocal's purpose of the payouts (default OTHER_SERVICES)" },
