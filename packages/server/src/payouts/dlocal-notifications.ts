@@ -26,8 +26,9 @@ async function dlocalAccounts(ctx: AppContext): Promise<DlocalConnector[]> {
 /**
  * Applies one notification dLocal posted about a payout, in phases:
  *
- * 1. its signature (`Authorization: V2-HMAC-SHA256, Signature: …` over `X-Login + X-Date + body`) must verify
- *    with one of Colibri's dLocal accounts, the instance's or a merchant's own; otherwise nothing is read (401);
+ * 1. its signature (`Authorization: V2-HMAC-SHA256, Signature: …` over `X-Login + X-Date + body`, under the
+ *    account's secret key) must verify with one of Colibri's dLocal accounts, the instance's or a merchant's
+ *    own; otherwise nothing is read (401);
  * 2. its `external_id` must be a payout of this Colibri sent through dLocal (422 otherwise), and the signature
  *    must be that of the account serving the payout's merchant (401 otherwise: a merchant's own account cannot
  *    speak for another merchant's payouts);
@@ -79,7 +80,7 @@ export async function registerDlocalNotificationRoutes(app: App, ctx: AppContext
         config: { auth: 'public' },
         schema: {
           summary: "dLocal's payout notifications",
-          description: 'Verified with the signature of the dLocal account it names (X-Login, X-Date, Authorization), recorded once per message, applied to its payout (docs/connectors.md, "dLocal").',
+          description: 'Verified with the secret key of the dLocal account serving the payout (Authorization over X-Login, X-Date and the body), recorded once per message, applied to its payout (docs/connectors.md, "dLocal").',
           tags: ['Connectors'],
           response: { 200: Type.Object({ applied: Type.Boolean(), duplicate: Type.Boolean() }), ...errorResponses(400, 401, 422) },
         },
