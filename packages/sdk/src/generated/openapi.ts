@@ -1035,7 +1035,7 @@ export interface paths {
         put?: never;
         /**
          * dLocal's payout notifications
-         * @description Verified with the signature of the dLocal account it names (X-Login, X-Date, Authorization), recorded once per message, applied to its payout (docs/connectors.md, "dLocal").
+         * @description Verified with the secret key of the dLocal account serving the payout (Authorization over X-Login, X-Date and the body), recorded once per message, applied to its payout (docs/connectors.md, "dLocal").
          */
         post: operations["receiveDlocalNotification"];
         delete?: never;
