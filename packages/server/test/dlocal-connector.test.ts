@@ -151,15 +151,16 @@ describe('dLocal access tokens (OAuth2 client credentials)', () => {
 
   it('gets a new token shortly before the old one expires, and once more after a 401', async () => {
     reset();
-    fake.tokenLifetimeSeconds = 1;
+    fake.tokenLifetimeSeconds = 2;
     const api = client();
     await api.findPayout('none');
-    await new Promise((r) => setTimeout(r, 800));
+    // Renewed after 1.5 s, before dLocal's 2 s are up: no request ever meets an expired token.
+    await new Promise((r) => setTimeout(r, 1_600));
     await api.findPayout('none');
     expect(fake.tokenRequests).toBe(2);
     expect(fake.requests.filter((r) => r.status === 401)).toEqual([]);
 
-    // The second token is still kept (renewed after 750 ms); dLocal ends it early: one 401, one new token.
+    // The second token is still kept (renewed after 1.5 s); dLocal ends it early: one 401, one new token.
     fake.tokenLifetimeSeconds = 180;
     fake.expireTokens();
     expect(await api.findPayout('none')).toBeNull();
