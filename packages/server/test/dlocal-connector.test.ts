@@ -183,6 +183,19 @@ describe('dLocal access tokens (OAuth2 client credentials)', () => {
     expect(fake.payouts.size).toBe(before);
   });
 
+  it('colibri doctor gets a token and reads through it, and names refused client credentials without showing them', async () => {
+    reset();
+    const base = { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'PAYOUT', COLIBRI_DATA_DIR: '/tmp/colibri-dlocal-doctor' };
+    const good: string[] = [];
+    await runDoctor(loadConfig({ ...base, ...fake.env() }), (line) => good.push(line));
+    expect(good.join('\n')).toContain(`ok   dlocal: Payouts API reachable: ${fake.url} issued an access token and accepted GET /payouts/v3 (no such payout, as expected)`);
+    forgetDlocalTokens();
+    const bad: string[] = [];
+    expect(await runDoctor(loadConfig({ ...base, ...fake.env(), COLIBRI_DLOCAL_CLIENT_SECRET: 'wrong-client-secret-88' }), (line) => bad.push(line))).toBe(false);
+    expect(bad.join('\n')).toContain('(client credentials or IP address not accepted)');
+    expect(bad.join('\n')).not.toContain('wrong-client-secret-88');
+  });
+
   it('refuses wrong client credentials without a payout request, and names neither secret nor token in the error', async () => {
     reset();
     const error = (await client({ clientSecret: 'wrong-client-secret-77' }).findPayout('none').catch((e: unknown) => e)) as Error;
