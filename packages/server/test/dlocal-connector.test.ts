@@ -420,6 +420,8 @@ for (const engine of ENGINES) {
       expect(text.length).toBeGreaterThan(0);
       const tokens = [...fake.tokens.keys()];
       expect(tokens.length).toBeGreaterThan(0);
+      // Tokens are kept: a few served every call of this run (one per 150 s at most, or after a restart of the token).
+      expect(fake.requests.filter((r) => r.path !== '/oauth/token').length).toBeGreaterThan(5 * fake.tokenRequests);
       for (const secret of [fake.secretKey, fake.clientSecret, OWN_ACCOUNT.secretKey, OWN_ACCOUNT.clientSecret, ...tokens]) expect(text).not.toContain(secret);
       expect(text).not.toMatch(/fake-token-/);
     });
