@@ -35,6 +35,7 @@ import { registerDisputeRoutes } from './disputes/routes';
 import { registerBalanceRoutes } from './balance/routes';
 import { registerSettlementRoutes } from './settlements/routes';
 import { registerPayoutRoutes } from './payouts/routes';
+import { registerDlocalNotificationRoutes } from './payouts/dlocal-notifications';
 import { registerReportRoutes } from './reports/routes';
 import type { Background } from './background';
 import { registerSandboxRoutes } from './sandbox/routes';
@@ -160,6 +161,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerBalanceRoutes(app, ctx);
   registerSettlementRoutes(app, ctx);
   registerPayoutRoutes(app, ctx);
+  // dLocal's payout notifications: signed over the raw body, so they have a parser of their own.
+  await registerDlocalNotificationRoutes(app, ctx);
   registerSubscriptionRoutes(app, ctx);
   registerThreeDsRoutes(app, ctx);
   registerReportRoutes(app, ctx);

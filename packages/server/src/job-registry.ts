@@ -12,7 +12,7 @@ import { expirePreAuthorizations } from './payments/cancel';
 import { PAYMENT_CHANGED_JOB } from './payments/payment-followups';
 import { PROCESS_PAYMENT_JOB } from './payments/payment-job';
 import { processPaymentJob } from './payments/process-payment';
-import { PROCESS_PAYOUT_JOB, processPayoutJob } from './payouts/process-payout';
+import { PROCESS_PAYOUT_JOB, processPayoutJob, recheckPayouts } from './payouts/process-payout';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './refunds/settle-refund';
 import { DISPUTE_NOTICE_JOB } from './connectors/dispute-notices';
 import { disputeNoticeJob } from './disputes/apply-notices';
@@ -66,6 +66,8 @@ export function periodicTasks(ctx: AppContext): PeriodicTask[] {
     { name: 'pix-returns', everyMs: 60_000, run: async () => void (await reconcilePixReturns(ctx)) },
     // Boletos registered with a bank: remessas written into the outbox, retornos imported from the inbox, each COLIBRI_BOLETO_SWEEP_MS (checkout/boleto-bank.ts).
     { name: 'boleto-files', everyMs: 5_000, run: async () => void (await sweepBoletoFiles(ctx)) },
+    // Payouts a connector accepted and has not settled, read back when due: 30 s after, then twice as late up to an hour (payouts/payout-dispatch.ts).
+    { name: 'payout-dispatches', everyMs: 5_000, run: async () => void (await recheckPayouts(ctx)) },
     // New merchants' callback secrets into encrypted custody; expired ones deleted (webhooks/signing-secrets.ts).
     { name: 'webhook-secrets', everyMs: 60_000, run: async () => void (await secureSigningSecrets(ctx.db, ctx.secretBox)) },
     // Statistics for tables that doubled since last measured, so young tables are not planned blind (db/planner-statistics.ts).

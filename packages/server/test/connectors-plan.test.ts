@@ -41,7 +41,7 @@ describe('connector plan', () => {
 
   it('refuses enabled methods that no connector serves yet, and the simulator, in live mode', () => {
     expect(() => planConnectors(live({ ...ADYEN, COLIBRI_LIVE_METHODS: 'CREDITCARD,BOLETO,PAYOUT' }))).toThrowError(
-      /BOLETO: set COLIBRI_BOLETO_OUTBOX, COLIBRI_BOLETO_INBOX, COLIBRI_BOLETO_BANK, [^\n]* \(connector cnab\)[\s\S]*PAYOUT: no connector serves PAYOUT yet/,
+      /BOLETO: set COLIBRI_BOLETO_OUTBOX, COLIBRI_BOLETO_INBOX, COLIBRI_BOLETO_BANK, [^\n]* \(connector cnab\)[\s\S]*PAYOUT: set COLIBRI_DLOCAL_CLIENT_ID, COLIBRI_DLOCAL_CLIENT_SECRET, COLIBRI_DLOCAL_SECRET_KEY \(connector dlocal\)/,
     );
     expect(() => planConnectors(live({ ...ADYEN, COLIBRI_ROUTING: 'PIX=sandbox' }))).toThrowError(/exists only in sandbox mode; live mode never simulates/);
     expect(() => planConnectors(live({ ...ADYEN, COLIBRI_LIVE_METHODS: 'CARD' }))).toThrowError(/COLIBRI_LIVE_METHODS: "CARD" is not a method/);

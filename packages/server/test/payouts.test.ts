@@ -221,6 +221,23 @@ describeEachEngine('payouts', (service) => {
     expect(missing).toMatchObject({ ok: false, key: 'PAYOUT_FX_RATE_MISSING', field: 'original_currency' });
   });
 
+  it('takes a payout in another original currency through the API and pays it in sandbox, the rate recorded as a decimal string', async () => {
+    const m = await service().merchant();
+    const item = { ...example(m, 'pe-cc-0001'), original_amount: '250.00', original_currency: 'USD' };
+    const response = await service().post('/payoutTransaction', { payoutTransactions: [item] }, { token: m.token });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    // 250.00 USD at 5.3412 / 1.4210 = 3.758761435608726… PEN per USD: 939.6903589 → 939.69 PEN.
+    const created = response.body.payoutTransactionResponses[0];
+    expect(created).toMatchObject({ original_amount: 250, original_asset: 'USD', amount: 939.69, asset: 'PEN', fx_rate: '3.7587614356', fx_rate_date: '2026-11-20', status: 'CREATED' });
+    const settled = await settledPayout(service(), m, created.tx_id);
+    expect(settled).toMatchObject({ status: 'PAID', amount: 939.69, asset: 'PEN', original_asset: 'USD', fx_rate: '3.7587614356' });
+    const row = await service().ctx.db.selectFrom('payouts').select(['fx_rate', 'amount_minor', 'original_amount_minor']).where('tx_id', '=', created.tx_id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ fx_rate: '3.7587614356', amount_minor: 93_969n, original_amount_minor: 25_000n });
+    // An original currency Colibri has no rate for is refused before anything is stored.
+    const refused = await service().post('/payoutTransaction', { payoutTransactions: [{ ...item, original_currency: 'XAU' }] }, { token: m.token });
+    expect(refused.body.errors).toEqual([{ code: '02.01.0006', description: expect.stringContaining('original_currency') }]);
+  });
+
   it('refuses a batch whose customer fees would take the whole payout', async () => {
     const m = await service().merchant();
     await setPayoutFees(service(), m, [{ type: 'SERVICE_FEE', payer: 'CUSTOMER', ppm: 0, fixed_minor: 1_000_000 }]);

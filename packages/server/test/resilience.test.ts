@@ -296,10 +296,10 @@ for (const engine of ENGINES) {
       const db = database.handle.db;
       let runs = 0;
       const refusals: unknown[] = [];
-      // As a payout job would meet a payout already settled (PAID can never become REJECTED).
+      // As a payout job would meet a payout already settled (REJECTED can never become PAID).
       const handler = async () => {
         runs += 1;
-        assertMove(PAYOUT_STATES, 'PAID', 'REJECTED');
+        assertMove(PAYOUT_STATES, 'REJECTED', 'PAID');
       };
       const worker = new JobWorker(db, new Map([['test.refused', handler]]), { engine, pollMs: 20, onError: (error) => refusals.push(error) });
       try {

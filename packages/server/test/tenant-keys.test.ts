@@ -37,6 +37,7 @@ const TENANT = [
   'payment_operations',
   'payment_status_history',
   'payments',
+  'payout_dispatches',
   'payout_status_history',
   'payouts',
   'persons',

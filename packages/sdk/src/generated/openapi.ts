@@ -1144,6 +1144,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/connectors/dlocal/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dLocal's payout notifications
+         * @description Verified with the secret key of the dLocal account serving the payout (Authorization over X-Login, X-Date and the body), recorded once per message, applied to its payout (docs/connectors.md, "dLocal").
+         */
+        post: operations["receiveDlocalNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions": {
         parameters: {
             query?: never;
@@ -2657,6 +2677,13 @@ export interface components {
             banking_data: string;
             /** @enum {string} */
             status: "CREATED" | "PROCESSING" | "PAID" | "REJECTED" | "CANCELED";
+            /**
+             * @description with FX only: asset units per original_asset unit, the exact decimal applied
+             * @example 3898.6861313869
+             */
+            fx_rate?: string;
+            /** @description with FX only: the date of the rate (YYYY-MM-DD) */
+            fx_rate_date?: string;
         };
         /** PayoutBatch */
         PayoutBatch: {
@@ -2700,6 +2727,13 @@ export interface components {
             banking_data: string;
             /** @enum {string} */
             status: "CREATED" | "PROCESSING" | "PAID" | "REJECTED" | "CANCELED";
+            /**
+             * @description with FX only: asset units per original_asset unit, the exact decimal applied
+             * @example 3898.6861313869
+             */
+            fx_rate?: string;
+            /** @description with FX only: the date of the rate (YYYY-MM-DD) */
+            fx_rate_date?: string;
             /** @description the processor's reason, when REJECTED or CANCELED */
             error_code?: string;
             error_description?: string;
@@ -6461,8 +6495,9 @@ export interface operations {
                          */
                         original_amount?: unknown;
                         /**
-                         * @description CO: COP; PE: PEN; CL: CLP
+                         * @description the currency of original_amount: the country's (CO: COP; PE: PEN; CL: CLP) or another of Colibri's currencies, converted at the stored rate (FX)
                          * @example PEN
+                         * @example USD
                          */
                         original_currency?: unknown;
                         /**
@@ -6584,6 +6619,59 @@ export interface operations {
             };
             /** @description Not found (or another merchant's) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receiveDlocalNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        applied: boolean;
+                        duplicate: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows this */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

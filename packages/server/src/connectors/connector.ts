@@ -140,6 +140,28 @@ export function issuesPixCharges(connector: Connector | null | undefined): conne
   return connector !== null && connector !== undefined && typeof (connector as Partial<PixChargeIssuer>).createPixCharge === 'function';
 }
 
+/** A payout's recipient as a connector judges it: Colibri's validated fields, by their API names. */
+export interface PayoutRecipient {
+  readonly country: string;
+  readonly account_type: string;
+  readonly tax_id_type: string;
+  readonly full_name?: string | undefined;
+}
+
+/**
+ * A connector whose provider needs more of a payout than the interface requires (dLocal needs the recipient's
+ * name, which CO makes optional): it names each field it lacks, so the batch is refused when it is created
+ * rather than rejected once sent.
+ */
+export interface PayoutRequirements {
+  /** The recipient's fields the provider needs and the item left out, each with a sentence saying why. */
+  payoutIssues(recipient: PayoutRecipient): readonly { readonly field: string; readonly sentence: string }[];
+}
+
+export function checksPayouts(connector: Connector | null | undefined): connector is Connector & PayoutRequirements {
+  return connector !== null && connector !== undefined && typeof (connector as Partial<PayoutRequirements>).payoutIssues === 'function';
+}
+
 /** Whether a connector pays settlements to merchants' own accounts (processor/processor.ts SettlementPayer). */
 export function paysSettlements(connector: Connector | null | undefined): connector is Connector & SettlementPayer {
   return connector !== null && connector !== undefined && typeof (connector as Partial<SettlementPayer>).paySettlement === 'function';

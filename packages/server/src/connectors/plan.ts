@@ -2,12 +2,13 @@ import { ConfigError, type Config } from '../config';
 import type { PaymentMethodName } from '../processor/processor';
 import { adyenConnector } from './adyen/adyen-connector';
 import { boletoBankConnector } from './boleto/boleto-connector';
+import { dlocalConnector } from './dlocal/dlocal-connector';
 import type { ConnectorDefinition, ConnectorSettings } from './connector';
 import { pixConnector } from './pix/pix-connector';
 import { sandboxConnector } from './sandbox-connector';
 
 /** Every connector Colibri has, in the order the default routing prefers them. */
-export const CONNECTORS: readonly ConnectorDefinition[] = [adyenConnector, pixConnector, boletoBankConnector, sandboxConnector];
+export const CONNECTORS: readonly ConnectorDefinition[] = [adyenConnector, pixConnector, boletoBankConnector, dlocalConnector, sandboxConnector];
 
 export const METHODS: readonly PaymentMethodName[] = ['CREDITCARD', 'DEBITCARD', 'PIX', 'BOLETO', 'OXXO', 'PAYNET', 'SPEI', 'PICPAY', 'PAYOUT'];
 

@@ -37,6 +37,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'PUT /admin/merchants/{merchantId}/connectors/{method}': { id: 'setMerchantConnector' },
   'DELETE /admin/merchants/{merchantId}/connectors/{method}': { id: 'deleteMerchantConnector' },
   'POST /connectors/adyen/notifications': { id: 'receiveAdyenNotifications' },
+  'POST /connectors/dlocal/notifications': { id: 'receiveDlocalNotification' },
   'POST /pay/{checkout_id}/debit': { id: 'payCheckoutPageByDebit' },
   'POST /pay/{checkout_id}/debit/complete': { id: 'completeCheckoutPageDebit' },
   'POST /auth/secret/rotate': { id: 'rotateApiSecret' },

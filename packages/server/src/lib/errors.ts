@@ -145,8 +145,8 @@ export const ERRORS = define({
   PAYOUT_REQUIRED: { code: '02.01.0003', status: 400, description: 'A required payout field is missing, null or blank.' },
   PAYOUT_NOT_A_STRING: { code: '02.01.0004', status: 400, description: 'A payout field that must be a string is not one.' },
   PAYOUT_UNSUPPORTED_COUNTRY: { code: '02.01.0005', status: 400, description: 'payment_country: must be CO, PE or CL.' },
-  PAYOUT_UNSUPPORTED_CURRENCY: { code: '02.01.0006', status: 400, description: 'original_currency or payment_currency: must be COP, PEN or CLP.' },
-  PAYOUT_CURRENCY_NOT_OF_COUNTRY: { code: '02.01.0007', status: 400, description: 'original_currency or payment_currency: must be the currency of payment_country (CO COP, PE PEN, CL CLP).' },
+  PAYOUT_UNSUPPORTED_CURRENCY: { code: '02.01.0006', status: 400, description: "original_currency: must be one of Colibri's currencies; payment_currency: must be COP, PEN or CLP." },
+  PAYOUT_CURRENCY_NOT_OF_COUNTRY: { code: '02.01.0007', status: 400, description: 'payment_currency: must be the currency of payment_country (CO COP, PE PEN, CL CLP).' },
   PAYOUT_AMOUNT_INVALID: { code: '02.01.0008', status: 400, description: 'original_amount: must be a plain decimal number or decimal string.' },
   PAYOUT_AMOUNT_NOT_POSITIVE: { code: '02.01.0009', status: 400, description: 'original_amount: must be greater than zero.' },
   PAYOUT_AMOUNT_DECIMALS: { code: '02.01.0010', status: 400, description: 'original_amount: has more decimals than its currency (2 for COP and PEN, none for CLP).' },
@@ -193,6 +193,9 @@ export const ERRORS = define({
   PAYOUT_CONTRACT_NOT_OWNED: { code: '02.02.0002', status: 400, description: "contract_id: is not this merchant's payout_contract_id." },
   PAYOUT_AMOUNT_BELOW_FEES: { code: '02.02.0003', status: 400, description: 'original_amount: does not cover the customer fees, so the recipient would receive nothing.' },
   PAYOUT_FX_RATE_MISSING: { code: '02.02.0004', status: 422, description: 'There is no stored FX rate between original_currency and payment_currency.' },
+
+  // 02.03 — payouts through a connector and FX
+  PAYOUT_CONNECTOR_FIELD_REQUIRED: { code: '02.03.0001', status: 400, description: "A recipient field the interface makes optional is required by the merchant's payout connector (dLocal needs full_name)." },
 
   // 03 — hosted checkout (docs/checkout.md). 03.01: rules of POST /checkout/generate beyond the shared
   // field codes; 03.02: a session's state; 03.03: the sandbox payer.

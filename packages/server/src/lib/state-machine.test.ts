@@ -74,7 +74,7 @@ const TABLES: { name: string; table: StateTable; moves: string[]; doc?: string }
     name: 'PAYOUT_STATES',
     table: PAYOUT_STATES,
     doc: 'payouts.md',
-    moves: ['CREATED→PROCESSING', 'PROCESSING→PAID', 'PROCESSING→REJECTED', 'PROCESSING→CANCELED'],
+    moves: ['CREATED→PROCESSING', 'PROCESSING→PAID', 'PROCESSING→REJECTED', 'PROCESSING→CANCELED', 'PAID→REJECTED'],
   },
   {
     name: 'SETTLEMENT_STATES',

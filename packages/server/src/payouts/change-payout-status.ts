@@ -1,7 +1,7 @@
 import type { Db } from '../db/database';
 import { recordEvent } from '../events/outbox';
 import { postJournal, type JournalLine } from '../ledger/ledger';
-import { payoutEventData, payoutPaidLines, payoutReversalLines, type PayoutRecord } from './payout-record';
+import { payoutEventData, payoutPaidLines, payoutReturnLines, payoutReversalLines, type PayoutRecord } from './payout-record';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { PAYOUT_STATES, type PayoutStatus } from './states';
 
@@ -59,11 +59,13 @@ export async function changePayoutStatus(
     data: payoutEventData(updated),
     notificationUrls: [payout.notification_url],
   });
-  const lines = STATUS_JOURNALS[status]?.(updated, at);
+  // A return (PAID → REJECTED) undoes both journals the payout wrote: its creation and its payment.
+  const returned = payout.status === 'PAID';
+  const lines = returned ? payoutReturnLines(updated, at) : STATUS_JOURNALS[status]?.(updated, at);
   if (lines) {
     await postJournal(trx, {
       merchantId: payout.merchant_id,
-      kind: `payout.${status.toLowerCase()}`,
+      kind: returned ? 'payout.returned' : `payout.${status.toLowerCase()}`,
       currency: payout.currency,
       resourceId: payout.tx_id,
       at,

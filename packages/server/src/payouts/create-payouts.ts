@@ -3,6 +3,7 @@ import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { recordEvents } from '../events/outbox';
 import { loadFeePlan } from '../fees/fee-plan';
+import { checksPayouts } from '../connectors/connector';
 import { ApiError } from '../http/errors';
 import { enqueueMany } from '../jobs/queue';
 import { postJournals } from '../ledger/ledger';
@@ -43,7 +44,7 @@ export async function createPayouts(ctx: AppContext, merchantId: string, rawItem
     throw new ApiError('PAYOUT_BATCH_TOO_LARGE', `${PAYOUT_BATCH_FIELD}: must have at most ${PAYOUT_BATCH_MAX_ITEMS} payout items.`);
   }
   // In live mode payouts are refused until a payout connector is configured.
-  await ctx.connectors.requireMethod(merchantId, 'PAYOUT');
+  const connector = await ctx.connectors.connectorFor(merchantId, 'PAYOUT');
   const merchant = await ctx.db
     .selectFrom('merchants')
     .select(['payout_contract_id', 'clock_offset_ms'])
@@ -54,6 +55,18 @@ export async function createPayouts(ctx: AppContext, merchantId: string, rawItem
   const contractFailures = foreignContracts(rawItems, merchant.payout_contract_id);
   if (!parsed.ok || contractFailures.size > 0) {
     throw ApiError.fields(inItemOrder(parsed.ok ? [] : parsed.issues, contractFailures));
+  }
+
+  // What the merchant's payout connector needs beyond the interface (docs/connectors.md, "dLocal").
+  if (checksPayouts(connector)) {
+    const needed = parsed.items.flatMap((item, index) => {
+      const recipient = recipientOf(item);
+      return connector.payoutIssues({ country: item.payment_country, ...recipient }).map((issue) => ({
+        key: 'PAYOUT_CONNECTOR_FIELD_REQUIRED' as const,
+        description: `${PAYOUT_BATCH_FIELD}[${index}].${RECIPIENT_FIELDS[item.payment_country]}.${issue.field}: ${issue.sentence}`,
+      }));
+    });
+    if (needed.length > 0) throw ApiError.fields(needed);
   }
 
   const plan = await loadFeePlan(ctx.db, merchantId);

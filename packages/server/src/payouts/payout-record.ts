@@ -24,6 +24,9 @@ export interface PayoutItem {
   asset: string;
   banking_data: string;
   status: PayoutStatus;
+  /** With FX only: `asset` units per `original_asset` unit, as the exact decimal string applied, and its date. */
+  fx_rate?: string;
+  fx_rate_date?: string;
 }
 
 /**
@@ -64,6 +67,8 @@ export function payoutItem(payout: PayoutRecord): PayoutItem {
     asset: payout.currency,
     banking_data: bankingData(payout),
     status: payout.status,
+    // The rate is a decimal string, never a float: it is what the amount was computed with, digit for digit.
+    ...(payout.fx_rate === null ? {} : { fx_rate: payout.fx_rate, fx_rate_date: payout.fx_rate_date ?? '' }),
   };
 }
 
@@ -131,4 +136,15 @@ export function payoutPaidLines(payout: PayoutRecord): JournalLine[] {
  */
 export function payoutReversalLines(payout: PayoutRecord, at: Date): JournalLine[] {
   return payoutCreatedLines(payout, at).map((line) => ({ ...line, amountMinor: -line.amountMinor, ...(line.feeMinor === undefined ? {} : { feeMinor: -line.feeMinor }) }));
+}
+
+/**
+ * Ledger lines of a payout the recipient's bank returned after it was paid: the paid journal and the
+ * creation journal both reversed, in one journal. The processor owes us the returned amount again, and the
+ * merchant gets back the whole merchant amount, fees included, as for a rejection.
+ * @example payoutReturnLines(row, now) // [merchant_payable −151826, processor_receivable +149475, fee_revenue +2351]
+ */
+export function payoutReturnLines(payout: PayoutRecord, at: Date): JournalLine[] {
+  const paidReversed = payoutPaidLines(payout).map((line) => ({ ...line, amountMinor: -line.amountMinor }));
+  return [...payoutReversalLines(payout, at), ...paidReversed];
 }

@@ -16,7 +16,7 @@ const PayoutItemInput = Type.Unsafe<unknown>({
   description: 'Validated whole by the rules of docs/payouts.md ("Validation rules"); one bad item refuses the batch.',
   properties: {
     original_amount: { description: 'JSON number or decimal string, in original_currency', examples: [1500.75] },
-    original_currency: { description: 'CO: COP; PE: PEN; CL: CLP', examples: ['PEN'] },
+    original_currency: { description: "the currency of original_amount: the country's (CO: COP; PE: PEN; CL: CLP) or another of Colibri's currencies, converted at the stored rate (FX)", examples: ['PEN', 'USD'] },
     payment_currency: { description: 'CO: COP; PE: PEN; CL: CLP', examples: ['PEN'] },
     payment_country: { description: 'CO, PE or CL', examples: ['PE'] },
     payout_method: { description: 'BANK_TRANSFER', examples: ['BANK_TRANSFER'] },
@@ -51,6 +51,8 @@ const payoutItemProperties = {
   asset: Type.String({ description: 'currency code of amount, fees and totals (the payment currency)' }),
   banking_data: Type.String({ description: '<bank_code>:<account_type>:<account_number>', examples: ['002:CC:1932345678012'] }),
   status: StringEnum(PAYOUT_STATUSES),
+  fx_rate: Type.Optional(Type.String({ description: 'with FX only: asset units per original_asset unit, the exact decimal applied', examples: ['3898.6861313869'] })),
+  fx_rate_date: Type.Optional(Type.String({ description: 'with FX only: the date of the rate (YYYY-MM-DD)' })),
 };
 
 export const PayoutItemResponse = Type.Object(payoutItemProperties, { title: 'Payout' });

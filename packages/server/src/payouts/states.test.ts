@@ -3,8 +3,10 @@ import { PAYOUT_STATES, PAYOUT_STATUSES } from './states';
 
 // Every move is checked with the other tables in lib/state-machine.test.ts; this is what payouts add.
 describe('payout state machine', () => {
-  it('has no way out of a terminal status and reaches every status from CREATED', () => {
-    for (const terminal of ['PAID', 'REJECTED', 'CANCELED'] as const) expect(PAYOUT_STATES.moves[terminal]).toEqual([]);
+  it('has no way out of a terminal status, PAID only to a return, and reaches every status from CREATED', () => {
+    for (const terminal of ['REJECTED', 'CANCELED'] as const) expect(PAYOUT_STATES.moves[terminal]).toEqual([]);
+    // Money that reached an account is only taken back by the bank's return, which rejects the payout.
+    expect(PAYOUT_STATES.moves.PAID).toEqual(['REJECTED']);
     const reached = new Set<string>(['CREATED']);
     for (let grew = true; grew; ) {
       grew = false;

@@ -7,16 +7,18 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 /**
  * Every allowed move, as data (docs/payouts.md, "Statuses", draws it). A payout is CREATED when its
  * batch is stored, PROCESSING once the worker hands it to the processor, and ends PAID, REJECTED
- * (the bank or the processor refused it) or CANCELED (the processor withdrew it). Terminal statuses
- * have no way out: money that reached a bank account is not "un-paid" by a status change. Every
- * status has its own timestamp column (CREATED's is `created_at`, written with the batch).
+ * (the bank or the processor refused it) or CANCELED (the processor withdrew it). One move leaves
+ * PAID: the recipient's bank returned the transfer (a closed account found late), which the processor
+ * reports after it had paid; the payout is then REJECTED with the code PAYOUT_RETURNED and the merchant
+ * gets its money back. REJECTED and CANCELED have no way out. Every status has its own timestamp
+ * column (CREATED's is `created_at`, written with the batch).
  */
 export const PAYOUT_STATES = stateTable({
   resource: 'payout',
   moves: {
     CREATED: ['PROCESSING'],
     PROCESSING: ['PAID', 'REJECTED', 'CANCELED'],
-    PAID: [],
+    PAID: ['REJECTED'],
     REJECTED: [],
     CANCELED: [],
   } satisfies Record<PayoutStatus, readonly PayoutStatus[]>,

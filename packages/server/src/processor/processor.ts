@@ -84,6 +84,10 @@ export interface PayoutInput {
   readonly accountType: string;
   readonly accountNumber: string;
   readonly taxId: string;
+  /** The recipient's document type, name and e-mail, for providers that ask for them (dLocal). */
+  readonly taxIdType?: string | undefined;
+  readonly fullName?: string | undefined;
+  readonly email?: string | undefined;
 }
 
 /**

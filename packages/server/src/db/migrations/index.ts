@@ -33,6 +33,7 @@ import * as boletoBankFiles from './0036-boleto-bank-files';
 import * as paymentIpCountry from './0038-payment-ip-country';
 import * as externalAuthentications from './0039-external-authentications';
 import * as paymentsByReference from './0042-payments-by-reference';
+import * as payoutDispatches from './0037-payout-dispatches';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '0038-payment-ip-country': paymentIpCountry,
   '0039-external-authentications': externalAuthentications,
   '0042-payments-by-reference': paymentsByReference,
+  '0037-payout-dispatches': payoutDispatches,
 };

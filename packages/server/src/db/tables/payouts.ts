@@ -61,7 +61,24 @@ export interface PayoutStatusHistoryTable {
   at: Date;
 }
 
+/** A payout's hand-over to its connector (migration 0037-payout-dispatches, payouts/payout-dispatch.ts). */
+export interface PayoutDispatchesTable {
+  tx_id: string;
+  merchant_id: string;
+  connector: string;
+  reference: string;
+  status: 'SENDING' | 'ACCEPTED' | 'SETTLED';
+  provider_id: string | null;
+  checks: ColumnType<number, number | undefined, number>;
+  next_check_at: Date | null;
+  sending_at: Date;
+  accepted_at: Date | null;
+  settled_at: Date | null;
+  returned_at: Date | null;
+}
+
 export interface PayoutTables {
   payouts: PayoutsTable;
   payout_status_history: PayoutStatusHistoryTable;
+  payout_dispatches: PayoutDispatchesTable;
 }

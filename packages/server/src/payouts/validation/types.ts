@@ -1,3 +1,4 @@
+import type { Currency } from '../../lib/currencies';
 /**
  * The shape of a payout item once it has passed validation, and the enumerations it is checked against.
  */
@@ -87,19 +88,19 @@ interface ValidPayoutItemBase {
 export type ValidPayoutItem =
   | (ValidPayoutItemBase & {
       readonly payment_country: 'CO';
-      readonly original_currency: 'COP';
+      readonly original_currency: Currency;
       readonly payment_currency: 'COP';
       readonly required_CO: RecipientCO;
     })
   | (ValidPayoutItemBase & {
       readonly payment_country: 'PE';
-      readonly original_currency: 'PEN';
+      readonly original_currency: Currency;
       readonly payment_currency: 'PEN';
       readonly required_PE: RecipientPE;
     })
   | (ValidPayoutItemBase & {
       readonly payment_country: 'CL';
-      readonly original_currency: 'CLP';
+      readonly original_currency: Currency;
       readonly payment_currency: 'CLP';
       readonly required_CL: RecipientCL;
     });

@@ -67,10 +67,13 @@ const CASES: readonly Case[] = [
   { name: 'payment_country lower case', from: 'co-cc-0001', change: set('payment_country', 'co'), path: 'payment_country', rule: 'UNSUPPORTED_COUNTRY' },
 
   // Currencies.
-  { name: 'original_currency USD', from: 'pe-cc-0001', change: set('original_currency', 'USD'), path: 'original_currency', rule: 'UNSUPPORTED_CURRENCY' },
+  { name: 'original_currency XAU', from: 'pe-cc-0001', change: set('original_currency', 'XAU'), path: 'original_currency', rule: 'UNSUPPORTED_CURRENCY' },
+  { name: 'payment_currency USD', from: 'pe-cc-0001', change: set('payment_currency', 'USD'), path: 'payment_currency', rule: 'UNSUPPORTED_CURRENCY' },
   { name: 'payment_currency blank', from: 'pe-cc-0001', change: set('payment_currency', ' '), path: 'payment_currency', rule: 'REQUIRED' },
   { name: 'payment_currency PEN for CO', from: 'co-cc-0001', change: set('payment_currency', 'PEN'), path: 'payment_currency', rule: 'CURRENCY_NOT_OF_COUNTRY' },
-  { name: 'original_currency COP for CL', from: 'cl-cc-0001', change: set('original_currency', 'COP'), path: 'original_currency', rule: 'CURRENCY_NOT_OF_COUNTRY' },
+  { name: 'original_amount with cents in USD for CL', from: 'cl-cc-0001', change: (item) => Object.assign(item, { original_currency: 'USD', original_amount: '10.505' }), path: 'original_amount', rule: 'AMOUNT_DECIMALS' },
+
+  { name: 'original_currency COP for CL (FX) with pesos as decimals', from: 'cl-cc-0001', change: (item) => Object.assign(item, { original_currency: 'COP', original_amount: '1000.123' }), path: 'original_amount', rule: 'AMOUNT_DECIMALS' },
 
   // original_amount.
   { name: 'amount missing', from: 'co-cc-0001', change: unset('original_amount'), path: 'original_amount', rule: 'REQUIRED' },
@@ -417,7 +420,7 @@ describe('several mistakes at once', () => {
   it('skips the recipient when the country is unknown', () => {
     const unknown = copyOf('cl-cc-0001');
     unknown.payment_country = 'BR';
-    unknown.original_currency = 'BRL';
+    unknown.original_currency = 'XBT';
     unknown.required_CL = 'ignored';
     expect(validatePayoutItem(unknown, 0).map(({ rule }) => rule)).toEqual(['UNSUPPORTED_COUNTRY', 'UNSUPPORTED_CURRENCY']);
   });

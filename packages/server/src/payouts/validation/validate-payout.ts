@@ -15,7 +15,7 @@
  * Contract ownership is not checked here: that needs the database and belongs to the server.
  */
 import { MAX_AMOUNT_MINOR, formatAmount, readDecimal, toMinorUnits } from '../../lib/money';
-import { CURRENCY_EXPONENTS } from '../../lib/currencies';
+import { CURRENCIES, CURRENCY_EXPONENTS, isCurrency, type Currency } from '../../lib/currencies';
 import {
   ANDEAN_COUNTRIES,
   ANDEAN_COUNTRY_CURRENCY,
@@ -46,25 +46,30 @@ export type ParsePayoutBatchResult =
   | { readonly ok: true; readonly items: readonly ValidPayoutItem[] }
   | { readonly ok: false; readonly issues: readonly PayoutIssue[] };
 
-function checkCurrency(
-  issues: Issues,
-  item: JsonObject,
-  field: string,
-  path: string,
-  country: AndeanCountry | undefined,
-): AndeanCurrency | undefined {
-  const value = requiredString(issues, item, field, path);
+/**
+ * `payment_currency`: the currency paid out, always the currency of `payment_country` (COP, PEN, CLP).
+ */
+function checkPaymentCurrency(issues: Issues, item: JsonObject, path: string, country: AndeanCountry | undefined): AndeanCurrency | undefined {
+  const value = requiredString(issues, item, 'payment_currency', path);
   if (value === undefined) return undefined;
   if (!isAndeanCurrency(value)) {
-    return issues.add(path, 'UNSUPPORTED_CURRENCY', `${field} must be one of ${ANDEAN_CURRENCIES.join(', ')}; got ${quoted(value)}.`);
+    return issues.add(path, 'UNSUPPORTED_CURRENCY', `payment_currency must be one of ${ANDEAN_CURRENCIES.join(', ')}; got ${quoted(value)}.`);
   }
   if (country !== undefined && ANDEAN_COUNTRY_CURRENCY[country] !== value) {
-    return issues.add(
-      path,
-      'CURRENCY_NOT_OF_COUNTRY',
-      `${field} must be ${ANDEAN_COUNTRY_CURRENCY[country]} for payment_country ${country}; got ${quoted(value)}.`,
-    );
+    return issues.add(path, 'CURRENCY_NOT_OF_COUNTRY', `payment_currency must be ${ANDEAN_COUNTRY_CURRENCY[country]} for payment_country ${country}; got ${quoted(value)}.`);
   }
+  return value;
+}
+
+/**
+ * `original_currency`: the currency the merchant states the amount in. Any of Colibri's currencies
+ * (lib/currencies.ts): when it is not `payment_currency` the amount is converted at the stored rate and the
+ * rate is kept on the payout (docs/payouts.md, "FX"); whether a rate exists is checked when the batch is priced.
+ */
+function checkOriginalCurrency(issues: Issues, item: JsonObject, path: string): Currency | undefined {
+  const value = requiredString(issues, item, 'original_currency', path);
+  if (value === undefined) return undefined;
+  if (!isCurrency(value)) return issues.add(path, 'UNSUPPORTED_CURRENCY', `original_currency must be one of ${CURRENCIES.join(', ')}; got ${quoted(value)}.`);
   return value;
 }
 
@@ -79,7 +84,7 @@ function checkAmount(
   issues: Issues,
   item: JsonObject,
   path: string,
-  currency: AndeanCurrency | undefined,
+  currency: Currency | undefined,
 ): { decimal: string; minor: bigint } | undefined {
   const raw = item.original_amount;
   if (isAbsent(raw)) return issues.add(path, 'REQUIRED', 'original_amount is required.');
@@ -175,10 +180,10 @@ export function parsePayoutItem(item: unknown, index: number): ParsePayoutItemRe
     else issues.add(at('payment_country'), 'UNSUPPORTED_COUNTRY', `payment_country must be one of ${ANDEAN_COUNTRIES.join(', ')}; got ${quoted(rawCountry)}.`);
   }
 
-  const originalCurrency = checkCurrency(issues, item, 'original_currency', at('original_currency'), country);
-  const paymentCurrency = checkCurrency(issues, item, 'payment_currency', at('payment_currency'), country);
-  // The decimals allowed come from the country's currency; without a valid country, from the currency sent.
-  const amountCurrency = country !== undefined ? ANDEAN_COUNTRY_CURRENCY[country] : originalCurrency;
+  const originalCurrency = checkOriginalCurrency(issues, item, at('original_currency'));
+  const paymentCurrency = checkPaymentCurrency(issues, item, at('payment_currency'), country);
+  // The amount is in original_currency, whose decimals it may have; without a valid one, the country's currency's.
+  const amountCurrency = originalCurrency ?? (country !== undefined ? ANDEAN_COUNTRY_CURRENCY[country] : undefined);
   const amount = checkAmount(issues, item, at('original_amount'), amountCurrency);
 
   const payoutMethod = requiredEnum(
