@@ -17,6 +17,7 @@ export type RefundDestination =
     }
   | { kind: 'CLABE'; bank_code: string; clabe: string };
 
+/** A destination as the merchant sends it: a PIX key, the fields of a Brazilian bank account, or a CLABE (refunds and settlement destinations). */
 export interface DestinationInput {
   pix_key?: string | undefined;
   type?: string | undefined;

@@ -5,7 +5,7 @@ import { parseAmount, toJsonNumber } from '../lib/money';
 import type { SettlementDestination } from '../processor/processor';
 import { validatePixKey } from '../rails/brazil';
 import { validateClabe } from '../rails/mexico';
-import { BANK_FIELD_RULES, BANK_FIELDS, bankAccountOf } from '../refunds/destination';
+import { BANK_FIELD_RULES, BANK_FIELDS, bankAccountOf, type DestinationInput } from '../refunds/destination';
 import { isSettlementCurrency, type SettlementCurrency } from './settlement-days';
 
 /** The least amount settled when the merchant sets none: 100.00 in the currency (minor units of exponent 2). */
@@ -13,18 +13,6 @@ export const DEFAULT_SETTLEMENT_MINIMUM_MINOR = 100_00n;
 /** A minimum below 1.00 would send transfers that cost more than they carry. */
 const LEAST_MINIMUM_MINOR = 1_00n;
 
-/** A destination as the merchant sends it: a PIX key, the fields of a Brazilian bank account, or a CLABE. */
-export interface DestinationInput {
-  pix_key?: string | undefined;
-  type?: string | undefined;
-  bank_number?: string | undefined;
-  agency_number?: string | undefined;
-  agency_check_digit?: string | undefined;
-  account_number?: string | undefined;
-  account_check_digit?: string | undefined;
-  bank_code?: number | undefined;
-  clabe?: string | undefined;
-}
 
 /** `PUT /settlements/settings`: what it sets; what it leaves out stays as it was. */
 export interface SettlementSettingsInput {
