@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { expect, it } from 'vitest';
 import { principalOf } from '../src/context';
@@ -94,6 +95,37 @@ describeEachEngine(
       expect(failed.status).toBe(500);
       const retried = await service().post('/test/fail-once', { name: key }, { token: m.token, headers: { 'idempotency-key': key } });
       expect(retried.status).toBe(201);
+    });
+
+    it('keeps the answer when the database drops the connection that was keeping it, and replays that answer', async (test) => {
+      // Terminating a backend needs a PostgreSQL server (TEST_DATABASE_URL); PGlite has no other backend.
+      if (service().engine !== 'postgres') return test.skip();
+      const db = service().ctx.db;
+      // The first time a `keep-fault-` key's answer is written, the backend writing it is terminated: the
+      // connection is lost between the effect and the answer, as when the primary goes away.
+      await sql`create sequence if not exists keep_faults`.execute(db);
+      await sql`create or replace function terminate_first_keep() returns trigger language plpgsql as $$
+        begin
+          if new.state = 'COMPLETED' and new.key like 'keep-fault-%' and nextval('keep_faults') = 1 then
+            perform pg_terminate_backend(pg_backend_pid());
+          end if;
+          return new;
+        end $$`.execute(db);
+      await sql`create trigger terminate_first_keep before update on idempotency_keys for each row execute function terminate_first_keep()`.execute(db);
+      try {
+        const key = `keep-fault-${randomUUID()}`;
+        const name = `Kept ${key}`;
+        const first = await service().post('/admin/merchants', { name }, { headers: { ...admin(), 'idempotency-key': key } });
+        expect(first.status).toBe(201);
+        const faults = await sql<{ n: string }>`select last_value::text as n from keep_faults`.execute(db);
+        expect(faults.rows[0]!.n, 'the backend keeping the answer was terminated once').toBe('2');
+        const second = await service().post('/admin/merchants', { name }, { headers: { ...admin(), 'idempotency-key': key } });
+        expect(second.headers.get('idempotent-replayed')).toBe('true');
+        expect(second.text).toBe(first.text);
+        expect(await countMerchants(name)).toBe(1);
+      } finally {
+        await sql`drop trigger terminate_first_keep on idempotency_keys`.execute(db);
+      }
     });
   },
   {

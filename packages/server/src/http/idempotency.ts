@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context';
 import type { Db } from '../db/database';
+import { isDatabaseUnavailable } from '../db/database-errors';
 import { ApiError } from './errors';
 
 /** Contract: "Keys live 24 hours." */
@@ -11,6 +12,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a duplicate waits for the first request with its key to finish before answering 409. */
 const WAIT_FOR_FIRST_MS = 10_000;
 const POLL_MS = 25;
+/** How long an answer waits for the database to keep it (the time a failover takes) before it is sent unkept. */
+const KEEP_ANSWER_MS = 20_000;
 /** Stored answers are encrypted (they may hold a new API or webhook secret); the marker tells them apart. */
 const SEALED = 'sealed:v1:';
 
@@ -91,17 +94,19 @@ export function installIdempotency(app: App, ctx: AppContext): void {
     const claimed = request.idempotencyClaim;
     if (!claimed) return done(null, payload);
     request.idempotencyClaim = null;
-    clearInterval(claimed.renewal);
-    // The answer goes out even when its key cannot be kept (the database just went away): failing it here
-    // would replace an answer, perhaps of money that moved, with a framework error. The claim's lease then
-    // lapses by itself, and a retry finds the effect by the key stored with it (a payment's, a refund's).
-    store(claimed, reply.statusCode, payload, String(reply.getHeader('content-type') ?? 'application/json')).then(
+    // The answer is kept before it is sent, so a retry replays it. While the database is away (a failover)
+    // keeping it is tried again, the lease still renewed, for up to KEEP_ANSWER_MS: a payment answered
+    // PROCESSING during a failover must replay PROCESSING, not the PAID a rerun would find by then.
+    // After that the answer goes out anyway: failing it here would replace an answer, perhaps of money
+    // that moved, with a framework error. The lease then lapses, and a retry finds the effect by the key
+    // stored with it (a payment's, a refund's), in its status of the moment.
+    keepAnswer(claimed, reply.statusCode, payload, String(reply.getHeader('content-type') ?? 'application/json')).then(
       () => done(null, payload),
       (error: Error) => {
         request.log.warn({ err: error, idempotencyKey: claimed.key }, 'the answer of an idempotency key was not kept');
         done(null, payload);
       },
-    );
+    ).finally(() => clearInterval(claimed.renewal));
   });
 
   // A request that ends without an answer (the client went away mid-handler) stops renewing; its
@@ -109,6 +114,19 @@ export function installIdempotency(app: App, ctx: AppContext): void {
   app.addHook('onResponse', async (request) => {
     if (request.idempotencyClaim) clearInterval(request.idempotencyClaim.renewal);
   });
+
+  /** `store`, tried again while the database is unavailable, for up to KEEP_ANSWER_MS. */
+  async function keepAnswer(claimed: Claim, statusCode: number, payload: unknown, contentType: string): Promise<void> {
+    const giveUpAt = Date.now() + KEEP_ANSWER_MS;
+    for (let pause = 50; ; pause = Math.min(pause * 2, 1_000)) {
+      try {
+        return await store(claimed, statusCode, payload, contentType);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || Date.now() + pause > giveUpAt) throw error;
+        await sleep(pause);
+      }
+    }
+  }
 
   /** Keeps the answer of a claimed key for replay; an answer that cannot be replayed frees the key. */
   async function store(claimed: Claim, statusCode: number, payload: unknown, contentType: string): Promise<void> {
