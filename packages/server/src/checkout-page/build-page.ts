@@ -107,7 +107,10 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
     }
   } else if (wantsCard || (!multi && isCardMethod(session.methods[0] ?? ''))) {
     // The merchant's installment options on what the session charges (plan-wide rates: the card is not typed yet).
-    view = { kind: 'card', method: cardMethod, failedBefore, installments: planOptions(await loadFeePlan(ctx.db, session.merchant_id), session.amount_minor) };
+    // The month the vault checks expiry dates against (the merchant clock, in UTC as validateExpiry
+    // reads it), so the page refuses the same expired cards the server would.
+    const currentMonth = now.toISOString().slice(0, 7);
+    view = { kind: 'card', method: cardMethod, failedBefore, installments: planOptions(await loadFeePlan(ctx.db, session.merchant_id), session.amount_minor), currentMonth };
   } else {
     view = { kind: 'choose', failedBefore };
   }
