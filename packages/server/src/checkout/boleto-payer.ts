@@ -136,9 +136,19 @@ export function checkPayer(input: PayerInput, fields: PayerFieldNames): { ok: tr
 export const PAYER_REQUIRED_DESCRIPTION =
   "The boleto is registered with a bank, which requires its payer: name, CPF or CNPJ, and address with CEP. Pass customer and billingAddress to /checkout/generate, or let the checkout page ask the shopper (docs/checkout.md).";
 
+/** Segment Q's address field is 40 characters: the street gives way first, so the number stays. */
+const ADDRESS_LENGTH = 40;
+
+/** @example addressLine({ street: 'Rua Doutor Antônio Bento de Oliveira', number: '1234', complement: 'sala 5', … }) // 'Rua Doutor Antônio Bento de, 1234 sala 5' */
+function addressLine(payer: Pick<BoletoPayer, 'street' | 'number' | 'complement'>): string {
+  const tail = `, ${payer.number}${payer.complement ? ` ${payer.complement}` : ''}`;
+  const street = payer.street.slice(0, Math.max(12, ADDRESS_LENGTH - tail.length)).trimEnd();
+  return `${street}${tail}`.slice(0, ADDRESS_LENGTH);
+}
+
 /**
  * The payer as segment Q writes it: inscription type (1 CPF, 2 CNPJ), number, name, one address line
- * (street, number and complement), district, CEP, city and UF.
+ * (street, number and complement, the street cut first), district, CEP, city and UF.
  * @example remessaPayer(payer) // { documentType: '1', document: '52998224725', address: 'Rua A, 10 ap 3', … }
  */
 export function remessaPayer(payer: BoletoPayer): { documentType: '1' | '2'; document: string; name: string; address: string; district: string; postalCode: string; city: string; state: string } {
@@ -146,7 +156,7 @@ export function remessaPayer(payer: BoletoPayer): { documentType: '1' | '2'; doc
     documentType: payer.taxIdType === 'CPF' ? '1' : '2',
     document: payer.taxId,
     name: payer.name,
-    address: `${payer.street}, ${payer.number}${payer.complement ? ` ${payer.complement}` : ''}`,
+    address: addressLine(payer),
     district: payer.district,
     postalCode: payer.postalCode,
     city: payer.city,

@@ -30,7 +30,7 @@ const BillingAddress = Type.Object({
   city: Type.String({ minLength: 1, maxLength: 100 }),
   regionCode: Type.String({ minLength: 2, maxLength: 2, description: 'the state (UF), like SP' }),
   country: Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: 'ISO 3166-1 alpha-3; BRA (the default) is the only one a boleto takes' })),
-  postalCode: Type.String({ minLength: 8, maxLength: 10, description: 'CEP, 8 digits (01310-100 or 01310100)' }),
+  postalCode: Type.String({ minLength: 1, maxLength: 10, description: 'CEP, 8 digits (01310-100 or 01310100)' }),
 }, { description: "the boleto payer's address; with customer" });
 
 export const GenerateCheckoutBody = Type.Object({
