@@ -209,7 +209,7 @@ export const ERRORS = define({
     code: '03.01.0007',
     status: 400,
     description:
-      "In live mode a boleto registered with a bank needs its payer (name, CPF or CNPJ, and address with CEP): pass customer and billingAddress to /checkout/generate, or the payer to the page's boleto attempt. The description names what is missing.",
+      "In live mode a boleto registered with a bank needs its payer (name, CPF or CNPJ, and address with CEP): pass customer and billingAddress to /checkout/generate, or the payer to the page's boleto attempt.",
   },
   CHECKOUT_NOT_OPEN: { code: '03.02.0001', status: 422, description: 'The checkout session is PAID, CANCELED, ERROR or expired; no payment can be started in it.' },
   CHECKOUT_ATTEMPT_IN_PROGRESS: { code: '03.02.0002', status: 409, description: 'A payment of this checkout session is still processing (a card, or a paid boleto compensating); wait for its outcome.' },
