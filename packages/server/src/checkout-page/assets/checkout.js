@@ -347,7 +347,7 @@
       return String(rest < 2 ? 0 : 11 - rest);
     };
     var taxIdValid = function (raw) {
-      var v = raw.replace(/[.\/\s-]/g, '').toUpperCase();
+      var v = raw.replace(/[./\s-]/g, '').toUpperCase();
       if (/^(.)\1*$/.test(v)) return false;
       if (/^\d{11}$/.test(v)) {
         return checkDigit(v, [10, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(9) && checkDigit(v, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(10);
