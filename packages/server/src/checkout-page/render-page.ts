@@ -2,13 +2,15 @@ import type { InstallmentOption } from '../fees/installments';
 import type { CheckoutRow } from '../checkout/checkout-record';
 import type { CheckoutMethod } from '../checkout/states';
 import { pageAssets } from './assets';
+import { renderBoletoPayerForm } from './boleto-payer-form';
 import { formatMoney, LANGS, LANGUAGE_NAMES, messages, type Lang, type Messages } from './i18n';
 import { acceptedBrands, BADGE_TYPES, brandBadge, brandTableJson, methodIcon } from './page-icons';
 
 /** What a page shows, decided by build-page.ts. */
 export type PageView =
   | { kind: 'final'; outcome: 'PAID' | 'CANCELED' | 'EXPIRED' | 'ERROR'; redirectUrl: string | null }
-  | { kind: 'choose'; failedBefore: boolean }
+  | { kind: 'choose'; failedBefore: boolean; boletoPayerAsked?: boolean }
+  | { kind: 'boleto-payer' }
   | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean; installments: readonly InstallmentOption[]; currentMonth: string }
   | { kind: 'processing' }
   | { kind: 'pix'; brCode: string; qrSvg: string; secondsLeft: number }
@@ -163,7 +165,7 @@ ${link}
 ${view.failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : ''}
 ${(model.session.methods as CheckoutMethod[])
   .map((m) =>
-    m === 'CREDITCARD' || m === 'DEBITCARD'
+    m === 'CREDITCARD' || m === 'DEBITCARD' || (m === 'BOLETO' && view.boletoPayerAsked)
       ? `<a class="button method" href="${e(`${pageUrl}${sep}method=${m}`)}" data-method="${m}">${methodContent(m, t)}</a>`
       : `<button type="button" class="method" data-start-method="${m}">${methodContent(m, t)}</button>`,
   )
@@ -251,6 +253,8 @@ ${otherMethod}
 </section>`;
     case 'card':
       return renderCardForm(model, t, view, otherMethod);
+    case 'boleto-payer':
+      return renderBoletoPayerForm(model.lang, t.BOLETO, otherMethod, e);
   }
 }
 

@@ -171,6 +171,8 @@
     });
   });
 
+  boletoPayerForm();
+
   // Card form: Luhn and scheme as the customer types, and every check before the form is sent.
   var form = document.getElementById('card-form');
   if (!form) return;
@@ -443,5 +445,77 @@
       .catch(function () {
         failed(null);
       });
+  }
+
+  // Boleto payer form (boleto-payer-form.ts): the bank registers the boleto with the payer's name, CPF or
+  // CNPJ and address. The CPF's or CNPJ's check digits and the CEP are checked here before anything is
+  // sent (and again by the server); the boleto attempt then starts with the payer.
+  function boletoPayerForm() {
+    var payerForm = document.getElementById('boleto-payer-form');
+    if (!payerForm) return;
+    var checkDigit = function (chars, weights) {
+      var sum = 0;
+      for (var i = 0; i < weights.length; i += 1) sum += (chars.charCodeAt(i) - 48) * weights[i];
+      var rest = sum % 11;
+      return String(rest < 2 ? 0 : 11 - rest);
+    };
+    var taxIdValid = function (raw) {
+      var v = raw.replace(/[./\s-]/g, '').toUpperCase();
+      if (/^(.)\1*$/.test(v)) return false;
+      if (/^\d{11}$/.test(v)) {
+        return checkDigit(v, [10, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(9) && checkDigit(v, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(10);
+      }
+      if (/^[0-9A-Z]{12}\d{2}$/.test(v)) {
+        return checkDigit(v, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(12) && checkDigit(v, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(13);
+      }
+      return false;
+    };
+    var names = ['name', 'tax_id', 'postal_code', 'street', 'number', 'complement', 'district', 'city', 'state'];
+    payerForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var field = function (name) {
+        return payerForm.elements.namedItem(name);
+      };
+      var problems = [];
+      var firstBad = null;
+      var bad = function (input, message) {
+        input.setAttribute('aria-invalid', 'true');
+        if (problems.indexOf(message) < 0) problems.push(message);
+        if (!firstBad) firstBad = input;
+      };
+      names.forEach(function (name) {
+        field(name).setAttribute('aria-invalid', 'false');
+        if (name !== 'complement' && field(name).value.trim() === '') bad(field(name), text('required'));
+      });
+      if (field('tax_id').value.trim() !== '' && !taxIdValid(field('tax_id').value)) bad(field('tax_id'), payerForm.dataset.taxIdInvalid);
+      var cep = field('postal_code').value.replace(/[.\s-]/g, '');
+      if (cep !== '' && !/^\d{8}$/.test(cep)) bad(field('postal_code'), payerForm.dataset.postalCodeInvalid);
+      if (problems.length > 0) {
+        announce('form-errors', problems.join(' '));
+        firstBad.focus();
+        return;
+      }
+      var payer = {};
+      names.forEach(function (name) {
+        var value = field(name).value.trim();
+        if (name !== 'complement' || value !== '') payer[name] = value;
+      });
+      var submit = payerForm.querySelector('button[type=submit]');
+      submit.disabled = true;
+      announce('form-errors', '');
+      announce('form-status', text('processing'));
+      postJson(data.attemptsUrl, { method: 'BOLETO', payer: payer })
+        .then(function (result) {
+          if (result.ok) return window.location.assign(data.pageUrl);
+          submit.disabled = false;
+          announce('form-status', '');
+          announce('form-errors', errorText(result.body));
+        })
+        .catch(function () {
+          submit.disabled = false;
+          announce('form-status', '');
+          announce('form-errors', text('submitFailed'));
+        });
+    });
   }
 })();
