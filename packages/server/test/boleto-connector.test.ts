@@ -14,9 +14,8 @@ import { planConnectors } from '../src/connectors/plan';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
 import { parseBoleto } from '../src/rails/boleto';
 import { CnabBankFake } from './fakes/cnab-bank-fake';
-import { PixPspFake } from './fakes/pix-psp-fake';
-import { createTestCa, pemFolder } from './fakes/test-pki';
-import { boletoEnv, newFolders, PAYER_AT_GENERATION } from './boleto-fixtures';
+import type { PixPspFake } from './fakes/pix-psp-fake';
+import { boletoEnv, newFolders, PAYER_AT_GENERATION, startPixPsp } from './boleto-fixtures';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
@@ -389,24 +388,20 @@ for (const engine of ENGINES) {
     let root: string;
     let bank: CnabBankFake;
     let psp: PixPspFake;
-    let folder: ReturnType<typeof pemFolder>;
+    let pix: Awaited<ReturnType<typeof startPixPsp>>;
 
     beforeAll(async () => {
-      const pspCa = createTestCa('Test PSP CA');
-      const client = pspCa.issue('colibri', 'client');
-      folder = pemFolder();
-      const files = { cert: folder.write('client.crt', client.cert), key: folder.write('client.key', client.key), ca: folder.write('psp-ca.crt', pspCa.cert) };
-      psp = await new PixPspFake({ server: pspCa.issue('127.0.0.1', 'server'), clientCa: pspCa.cert }).start();
+      pix = await startPixPsp();
+      psp = pix.psp;
       root = newFolders();
       bank = new CnabBankFake(join(root, 'outbox'), join(root, 'inbox'));
       service = await startTestService(engine, {
-        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...psp.env(files) },
+        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...pix.env },
       });
     });
     afterAll(async () => {
       await service?.close();
-      await psp?.stop();
-      folder?.remove();
+      await pix?.stop();
       if (root) rmSync(root, { recursive: true, force: true });
     });
 

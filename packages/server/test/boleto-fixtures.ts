@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PixPspFake } from './fakes/pix-psp-fake';
+import { createTestCa, pemFolder } from './fakes/test-pki';
 
 /** What the tests of boletos registered with a bank share: the connector's settings, its folders, a payer. */
 
@@ -31,3 +33,23 @@ export function newFolders(): string {
   return root;
 }
 
+
+/**
+ * A PIX PSP beside the bank, with its mutual-TLS files: live mode offers a multi-method session only with a
+ * connector for each method, and the hybrid boleto carries the PSP's charge. `env` configures the PIX connector.
+ */
+export async function startPixPsp(): Promise<{ psp: PixPspFake; env: Record<string, string>; stop(): Promise<void> }> {
+  const pspCa = createTestCa('Test PSP CA');
+  const client = pspCa.issue('colibri', 'client');
+  const folder = pemFolder();
+  const files = { cert: folder.write('client.crt', client.cert), key: folder.write('client.key', client.key), ca: folder.write('psp-ca.crt', pspCa.cert) };
+  const psp = await new PixPspFake({ server: pspCa.issue('127.0.0.1', 'server'), clientCa: pspCa.cert }).start();
+  return {
+    psp,
+    env: psp.env(files),
+    stop: async () => {
+      await psp.stop();
+      folder.remove();
+    },
+  };
+}

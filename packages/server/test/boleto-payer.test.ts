@@ -5,10 +5,8 @@ import { sweepBoletoFiles } from '../src/checkout/boleto-bank';
 import { checkPayer, PAGE_PAYER_FIELDS, remessaPayer } from '../src/checkout/boleto-payer';
 import { buildRemessa, type Beneficiary, type RemessaEntry } from '../src/connectors/boleto/remessa';
 import { redactSensitive } from '../src/logger';
-import { boletoEnv, newFolders, PAYER_AT_GENERATION } from './boleto-fixtures';
+import { boletoEnv, newFolders, PAYER_AT_GENERATION, startPixPsp } from './boleto-fixtures';
 import { CnabBankFake } from './fakes/cnab-bank-fake';
-import { PixPspFake } from './fakes/pix-psp-fake';
-import { createTestCa, pemFolder } from './fakes/test-pki';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
@@ -168,27 +166,21 @@ for (const engine of ENGINES) {
     let bank: CnabBankFake;
     let merchant: TestMerchant;
 
-    let psp: PixPspFake;
-    let folder: ReturnType<typeof pemFolder>;
+    let pix: Awaited<ReturnType<typeof startPixPsp>>;
 
     // PIX through a PSP beside the bank: live mode offers a multi-method session only with a connector for each method.
     beforeAll(async () => {
-      const pspCa = createTestCa('Test PSP CA');
-      const client = pspCa.issue('colibri', 'client');
-      folder = pemFolder();
-      const files = { cert: folder.write('client.crt', client.cert), key: folder.write('client.key', client.key), ca: folder.write('psp-ca.crt', pspCa.cert) };
-      psp = await new PixPspFake({ server: pspCa.issue('127.0.0.1', 'server'), clientCa: pspCa.cert }).start();
+      pix = await startPixPsp();
       root = newFolders();
       service = await startTestService(engine, {
-        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...psp.env(files) },
+        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...pix.env },
       });
       bank = new CnabBankFake(join(root, 'outbox'), join(root, 'inbox'), undefined, { strict: true });
       merchant = await service.merchant('Loja Payer');
     });
     afterAll(async () => {
       await service?.close();
-      await psp?.stop();
-      folder?.remove();
+      await pix?.stop();
       if (root) rmSync(root, { recursive: true, force: true });
     });
 
