@@ -34,6 +34,7 @@ import * as paymentIpCountry from './0038-payment-ip-country';
 import * as externalAuthentications from './0039-external-authentications';
 import * as paymentsByReference from './0042-payments-by-reference';
 import * as payoutDispatches from './0037-payout-dispatches';
+import * as webhookEndpoints from './0043-webhook-endpoints';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0039-external-authentications': externalAuthentications,
   '0042-payments-by-reference': paymentsByReference,
   '0037-payout-dispatches': payoutDispatches,
+  '0043-webhook-endpoints': webhookEndpoints,
 };
