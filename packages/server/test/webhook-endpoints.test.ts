@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import Ajv from 'ajv';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordEvent, type EventType } from '../src/events/outbox';
@@ -217,6 +218,15 @@ describeEachEngine(
       expect(statuses(paths.all, all.webhook_secret)).toEqual(['PROCESSING', 'PAID']);
       // The notification URL still gets the merchant's own signature, as before endpoints existed.
       expect(statuses(paths.request, m.webhook_secret)).toEqual(['PROCESSING', 'PAID']);
+
+      // Each body is what the OpenAPI document's webhooks section declares for its type.
+      const doc = (await service().get('/openapi.json')).body;
+      expect(doc.webhooks['payment.status_changed'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PaymentStatusChangedEvent' });
+      const ajv = new Ajv({ strict: false, allErrors: true });
+      ajv.addSchema({ $id: 'openapi', components: doc.components });
+      const validate = ajv.getSchema('openapi#/components/schemas/PaymentStatusChangedEvent')!;
+      for (const callback of receiver.at(paths.payments)) expect(validate(JSON.parse(callback.body)), JSON.stringify(validate.errors)).toBe(true);
+      expect(validate({ ...JSON.parse(receiver.at(paths.payments)[0]!.body), type: 'refund.status_changed' })).toBe(false);
 
       // Each target verifies with its own secret only.
       const atPayments = receiver.at(paths.payments)[0]!;
