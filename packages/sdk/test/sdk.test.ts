@@ -229,12 +229,16 @@ describeEachEngine('SDK against a running Colibri', (service) => {
       const callback = receiver.at('/hook').find((c) => c.body.includes('"PAID"'))!;
       const event = verifyCallback(callback.body, callback.headers as Record<string, string>, merchant.webhook_secret);
       expect(event.type).toBe('payment.status_changed');
+      // The type narrows data: a payment's fields, typed.
+      if (event.type !== 'payment.status_changed') throw new Error(`not a payment event: ${event.type}`);
       expect(tokens).toContain(event.data.payment_token);
+      expect(event.data.amount).toBe(12);
       expect(() => verifyCallback(callback.body.replace('PAID', 'PAIX'), callback.headers as Record<string, string>, merchant.webhook_secret)).toThrow(CallbackVerificationError);
 
+      const paid = () => streamed.filter((e): e is CallbackEvent<'payment.status_changed'> => e.type === 'payment.status_changed' && e.data.status === 'PAID');
       const deadline = Date.now() + 10_000;
-      while (streamed.filter((e) => e.data.status === 'PAID').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(streamed.filter((e) => e.data.status === 'PAID').map((e) => e.data.payment_token).sort()).toEqual([...tokens].sort());
+      while (paid().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(paid().map((e) => e.data.payment_token).sort()).toEqual([...tokens].sort());
     } finally {
       controller.abort();
       // Bounded, so a stream that ignored the abort fails here by name instead of at the test's timeout.

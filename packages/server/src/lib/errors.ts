@@ -273,7 +273,7 @@ export const ERRORS = define({
 
   // 07 — callbacks (docs/callbacks.md). 07.01: the event log, GET /webhooks/events and its retry.
   WEBHOOK_EVENT_NOT_FOUND: { code: '07.01.0001', status: 404, description: 'id: no event of this merchant has this id (another merchant\'s is not found either).' },
-  WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event has no notification URL, so there is no callback to deliver again.' },
+  WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event went to no notification URL and to no webhook endpoint, so there is no callback to deliver again.' },
   WEBHOOK_CURSOR_INVALID: { code: '07.01.0003', status: 400, description: 'cursor: is not a next_cursor returned by GET /webhooks/events.' },
   WEBHOOK_DATE_RANGE_INVALID: { code: '07.01.0004', status: 400, description: 'created_from: must not be later than created_to.' },
   // 07.02 — callback targets given at input (docs/callbacks.md, "Where callbacks may go").
