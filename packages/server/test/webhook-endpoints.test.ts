@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordEvent, type EventType } from '../src/events/outbox';
@@ -223,6 +224,7 @@ describeEachEngine(
       const doc = (await service().get('/openapi.json')).body;
       expect(doc.webhooks['payment.status_changed'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PaymentStatusChangedEvent' });
       const ajv = new Ajv({ strict: false, allErrors: true });
+      addFormats(ajv);
       ajv.addSchema({ $id: 'openapi', components: doc.components });
       const validate = ajv.getSchema('openapi#/components/schemas/PaymentStatusChangedEvent')!;
       for (const callback of receiver.at(paths.payments)) expect(validate(JSON.parse(callback.body)), JSON.stringify(validate.errors)).toBe(true);
