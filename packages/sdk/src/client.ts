@@ -4,6 +4,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { normaliseAmounts, type Amount, type WithAmounts } from './amounts.js';
 import { ColibriConnectionError, ColibriError, retryAfterSeconds } from './errors.js';
 import type { components, operations, paths } from './generated/openapi.js';
+import { webhookEndpointsOf } from './webhook-endpoints.js';
 import type { CallbackEvent } from './webhooks.js';
 
 /** The named schemas of the OpenAPI document: `Schemas['Payment']`, `Schemas['TransactionDetails']`… */
@@ -318,6 +319,9 @@ export class Colibri {
   readonly webhookSecret = {
     rotate: async (): Promise<DataOf<'rotateWebhookSecret'>> => unwrap(await this.api.POST('/webhooks/secret/rotate')),
   };
+
+  /** The merchant's webhook endpoints: create, list, get, update, delete, rotateSecret (webhook-endpoints.ts). */
+  readonly webhookEndpoints = webhookEndpointsOf(() => this.api, unwrap);
 
   readonly sandbox = {
     /** The payer pays a PIX or boleto payment. */

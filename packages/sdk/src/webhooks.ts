@@ -1,24 +1,33 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { components } from './generated/openapi.js';
 
-/** The callback types (docs/callbacks.md). */
-export type CallbackType =
-  | 'payment.status_changed'
-  | 'checkout.status_changed'
-  | 'refund.status_changed'
-  | 'payout.status_changed'
-  | 'subscription_charge.status_changed'
-  | 'dispute.status_changed';
+type Schemas = components['schemas'];
 
 /**
- * A callback body: `{id, type, created_at, data}`. `data` carries the resource's ids, `reference_id`,
- * the new status (`status`; `refund_status` for refunds) and `sequence` (docs/callbacks.md).
+ * Every callback body, from the `webhooks` section of the service's OpenAPI document: one member per
+ * event type, its `data` typed for that type (docs/callbacks.md).
  */
-export interface CallbackEvent<T extends CallbackType = CallbackType> {
-  id: string;
-  type: T;
-  created_at: string;
-  data: { status?: string; refund_status?: string; sequence: number; reference_id?: string | null } & Record<string, unknown>;
-}
+type AnyCallbackEvent =
+  | Schemas['PaymentStatusChangedEvent']
+  | Schemas['CheckoutStatusChangedEvent']
+  | Schemas['RefundStatusChangedEvent']
+  | Schemas['PayoutStatusChangedEvent']
+  | Schemas['SubscriptionChargeStatusChangedEvent']
+  | Schemas['DisputeStatusChangedEvent'];
+
+/** The callback types (docs/callbacks.md). */
+export type CallbackType = AnyCallbackEvent['type'];
+
+/**
+ * A callback body: `{id, type, created_at, data}`, a union discriminated by `type`: checking `type`
+ * narrows `data` to that event's fields (a payment's `payment_token` and `status`, a refund's
+ * `refund_status`, …). Every `data` carries `reference_id` and `sequence`. `CallbackEvent<'refund.status_changed'>`
+ * is one member.
+ * @example
+ * if (event.type === 'payment.status_changed' && event.data.status === 'PAID') release(event.data.reference_id);
+ * if (event.type === 'refund.status_changed') console.log(event.data.refund_status, event.data.amount);
+ */
+export type CallbackEvent<T extends CallbackType = CallbackType> = Extract<AnyCallbackEvent, { type: T }>;
 
 /** A callback whose signature, timestamp or body does not verify. */
 export class CallbackVerificationError extends Error {

@@ -229,18 +229,53 @@ describeEachEngine('SDK against a running Colibri', (service) => {
       const callback = receiver.at('/hook').find((c) => c.body.includes('"PAID"'))!;
       const event = verifyCallback(callback.body, callback.headers as Record<string, string>, merchant.webhook_secret);
       expect(event.type).toBe('payment.status_changed');
+      // The type narrows data: a payment's fields, typed.
+      if (event.type !== 'payment.status_changed') throw new Error(`not a payment event: ${event.type}`);
       expect(tokens).toContain(event.data.payment_token);
+      expect(event.data.amount).toBe(12);
       expect(() => verifyCallback(callback.body.replace('PAID', 'PAIX'), callback.headers as Record<string, string>, merchant.webhook_secret)).toThrow(CallbackVerificationError);
 
+      const paid = () => streamed.filter((e): e is CallbackEvent<'payment.status_changed'> => e.type === 'payment.status_changed' && e.data.status === 'PAID');
       const deadline = Date.now() + 10_000;
-      while (streamed.filter((e) => e.data.status === 'PAID').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(streamed.filter((e) => e.data.status === 'PAID').map((e) => e.data.payment_token).sort()).toEqual([...tokens].sort());
+      while (paid().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(paid().map((e) => e.data.payment_token).sort()).toEqual([...tokens].sort());
     } finally {
       controller.abort();
       // Bounded, so a stream that ignored the abort fails here by name instead of at the test's timeout.
       const ended = await Promise.race([streaming.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
       await receiver.close();
       expect(ended, 'the event stream ended within 5 s of its abort').toBe(true);
+    }
+  });
+
+  it('manages webhook endpoints, whose callbacks verify with their own secret as typed events', async () => {
+    const merchant = await service().merchant();
+    const { colibri } = clientFor(service(), merchant);
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await colibri.webhookEndpoints.create({ url: `${receiver.url}/endpoint`, enabled_events: ['payment.status_changed'], description: 'sdk' });
+      expect(endpoint.webhook_secret).toMatch(/^whsec_/);
+      expect((await colibri.webhookEndpoints.list()).map((e) => e.id)).toEqual([endpoint.id]);
+      expect(await colibri.webhookEndpoints.get(endpoint.id)).toMatchObject({ id: endpoint.id, enabled: true, enabled_events: ['payment.status_changed'] });
+      expect(await colibri.webhookEndpoints.update(endpoint.id, { description: null })).toMatchObject({ description: null });
+
+      const ids = await customer(colibri);
+      const payment = await colibri.payments.send({ contract_id: merchant.contract_id, reference_id: 'sdk-endpoint-1', ...ids, payment: { amount: 15, method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+      await receiver.waitFor(() => receiver.at('/endpoint').some((c) => c.body.includes('"PAID"')), 10_000, 'a PAID callback at the endpoint');
+      const callback = receiver.at('/endpoint').find((c) => c.body.includes('"PAID"'))!;
+      const event = verifyCallback(callback.body, callback.headers as Record<string, string>, endpoint.webhook_secret);
+      expect(() => verifyCallback(callback.body, callback.headers as Record<string, string>, merchant.webhook_secret)).toThrow(CallbackVerificationError);
+      if (event.type !== 'payment.status_changed') throw new Error(`not a payment event: ${event.type}`);
+      expect(event.data).toMatchObject({ payment_token: payment.payment_token, status: 'PAID', amount: 15 });
+
+      const rotated = await colibri.webhookEndpoints.rotateSecret(endpoint.id);
+      expect(rotated.webhook_secret).not.toBe(endpoint.webhook_secret);
+      await colibri.webhookEndpoints.delete(endpoint.id);
+      expect(await colibri.webhookEndpoints.list()).toEqual([]);
+      await expect(colibri.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({ status: 404, codes: [ERROR_CODES.WEBHOOK_ENDPOINT_NOT_FOUND] });
+      await expect(colibri.webhookEndpoints.delete(endpoint.id)).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await receiver.close();
     }
   });
 });

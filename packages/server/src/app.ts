@@ -22,6 +22,7 @@ import { validatorCompiler } from './http/validation';
 import { installRequestBounds, trackRouteMethods } from './http/request-bounds';
 import { installSecurityHeaders, securityHeadersFor } from './http/security-headers';
 import { installCallbackTargetCheck } from './webhooks/callback-targets';
+import { callbackWebhooks } from './webhooks/event-payloads';
 import { loggerOptions } from './logger';
 import { registerMeRoute } from './auth/me-route';
 import { registerMerchantRoutes } from './merchants/routes';
@@ -121,7 +122,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       },
       security: [{ authToken: [] }],
     },
-    transformObject: (documentObject) => finishOpenApi('openapiObject' in documentObject ? documentObject.openapiObject : documentObject),
+    transformObject: (documentObject) => finishOpenApi('openapiObject' in documentObject ? documentObject.openapiObject : documentObject, { webhooks: callbackWebhooks() }),
   });
   await app.register(async (docs) => {
     // The API reference is public; its routes come from the plugin, so mark them as they are added.

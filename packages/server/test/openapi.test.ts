@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../src/http/openapi';
+import { EVENT_TYPES } from '../src/webhooks/schemas';
 import { startTestService, type TestService } from './harness';
 
 const run = promisify(execFile);
@@ -74,6 +75,28 @@ describe('OpenAPI document for code generators', () => {
       expect(op.parameters, key).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     }
     expect(doc.components.parameters.IdempotencyKey.name).toBe('Idempotency-Key');
+  });
+
+  it('declares each callback in the webhooks section (OpenAPI 3.1), with its payload schema per event type', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const ids = new Set<string>();
+    for (const [type, item] of Object.entries<Json>(doc.webhooks)) {
+      const op = item.post;
+      expect(op.operationId, type).toMatch(/^[a-z][A-Za-z]+$/);
+      ids.add(op.operationId);
+      expect(operations.some(([, path]) => path.operationId === op.operationId), `${op.operationId} is also a path operation`).toBe(false);
+      expect(op.parameters.map((p: Json) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      const ref: string = op.requestBody.content['application/json'].schema.$ref;
+      const body = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+      expect(body.required).toEqual(['id', 'type', 'created_at', 'data']);
+      expect(body.properties.type.const).toBe(type);
+      const data = doc.components.schemas[body.properties.data.$ref.replace('#/components/schemas/', '')];
+      expect(data.properties.sequence.type, type).toBe('integer');
+      expect(data.required, type).toContain('reference_id');
+    }
+    expect(ids.size).toBe(EVENT_TYPES.length);
+    expect(doc.paths['/webhooks/endpoints'].post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEndpointCreated' });
   });
 
   it("passes Redocly's recommended rules with no warning", async () => {

@@ -56,6 +56,7 @@ const TENANT = [
   'three_ds_authentications',
   'webhook_attempts',
   'webhook_deliveries',
+  'webhook_endpoints',
   'webhook_secrets',
 ];
 

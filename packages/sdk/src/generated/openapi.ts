@@ -1504,6 +1504,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's webhook endpoints
+         * @description The merchant's webhook endpoints, oldest first, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description The endpoint receives every event whose type it lists (or every event with ["*"]), besides the notification URLs of each request, signed with a secret of its own that this answer shows once. At most 16 per merchant.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description One webhook endpoint of the merchant, without its secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Its secrets go with it; its deliveries stay in the event log, those pending given up.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the fields given: url (pending callbacks follow it), enabled_events, description, enabled (false gives up the pending callbacks).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new signing secret for a webhook endpoint
+         * @description The endpoint's previous secret keeps signing for 24 hours: its callbacks carry both signatures meanwhile.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/merchants/{merchantId}/connectors/{method}": {
         parameters: {
             query?: never;
@@ -1709,7 +1781,128 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment changed status
+         * @description Colibri POSTs this to the notification URL of the resource and to each enabled webhook endpoint whose enabled_events include "payment.status_changed" or "*", signed per Standard Webhooks (docs/callbacks.md).
+         */
+        post: operations["paymentStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A hosted checkout session changed status
+         * @description Colibri POSTs this to the notification URL of the resource and to each enabled webhook endpoint whose enabled_events include "checkout.status_changed" or "*", signed per Standard Webhooks (docs/callbacks.md).
+         */
+        post: operations["checkoutStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund changed status
+         * @description Colibri POSTs this to the notification URL of the resource and to each enabled webhook endpoint whose enabled_events include "refund.status_changed" or "*", signed per Standard Webhooks (docs/callbacks.md).
+         */
+        post: operations["refundStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout changed status
+         * @description Colibri POSTs this to the notification URL of the resource and to each enabled webhook endpoint whose enabled_events include "payout.status_changed" or "*", signed per Standard Webhooks (docs/callbacks.md).
+         */
+        post: operations["payoutStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription_charge.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription charge changed status
+         * @description Colibri POSTs this to the notification URL of the resource and to each enabled webhook endpoint whose enabled_events include "subscription_charge.status_changed" or "*", signed per Standard Webhooks (docs/callbacks.md).
+         */
+        post: operations["subscriptionChargeStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute changed status (or its evidence is due soon)
+         * @description Colibri POSTs this to the notification URL of the resource and to each enabled webhook endpoint whose enabled_events include "dispute.status_changed" or "*", signed per Standard Webhooks (docs/callbacks.md).
+         */
+        post: operations["disputeStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -3023,6 +3216,8 @@ export interface components {
         /** Delivery */
         Delivery: {
             url: string;
+            /** @description the webhook endpoint it goes to; null for a notification URL of the request */
+            endpoint_id: string | null;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempt_count: number;
@@ -3062,6 +3257,279 @@ export interface components {
             has_more: boolean;
             /** @description pass as cursor for the next page; null on the last */
             next_cursor: string | null;
+        };
+        /** WebhookEndpointCreated */
+        WebhookEndpointCreated: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            enabled_events: ("payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed" | "dispute.status_changed" | "*")[];
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            updated_at: string;
+            /** @description the endpoint's own whsec_… signing secret, shown only here (and at each rotation) */
+            webhook_secret: string;
+            /** @description Present only when there is something to warn about; sandbox mode only (docs/callbacks.md). */
+            warnings?: {
+                /** @description the request field, in the error notation (payoutTransactions[2].notification_url) */
+                field: string;
+                description: string;
+            }[];
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            enabled_events: ("payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed" | "dispute.status_changed" | "*")[];
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            updated_at: string;
+            /** @description Present only when there is something to warn about; sandbox mode only (docs/callbacks.md). */
+            warnings?: {
+                /** @description the request field, in the error notation (payoutTransactions[2].notification_url) */
+                field: string;
+                description: string;
+            }[];
+        };
+        /** WebhookEndpointList */
+        WebhookEndpointList: {
+            /** @description oldest first; at most 16 */
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** PaymentStatusChangedData */
+        PaymentStatusChangedData: {
+            payment_token: string;
+            reference_id: string;
+            /** @enum {string} */
+            status: "CREATED" | "PROCESSING" | "PRE_AUTHORIZED" | "PAID" | "DECLINED" | "CANCELED" | "EXPIRED" | "ERROR" | "REFUNDED" | "PARTIALLY_REFUNDED";
+            /** @description CREDITCARD, DEBITCARD, PIX, BOLETO, OXXO, PAYNET, SPEI or PICPAY */
+            method: string;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            amount: number;
+            asset: string;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            customer_amount: number;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            captured_amount: number;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            refunded_amount: number;
+            error_code: string | null;
+            error_description: string | null;
+            /** @description grows with each event of the same resource (not consecutive): keep the highest applied */
+            sequence: number;
+        };
+        /** PaymentStatusChangedEvent */
+        PaymentStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description the event id, also the webhook-id header: the same on every retry
+             */
+            id: string;
+            /** @constant */
+            type: "payment.status_changed";
+            /**
+             * Format: date-time
+             * @description when the event was recorded, ISO 8601 in UTC with milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["PaymentStatusChangedData"];
+        };
+        /** CheckoutStatusChangedData */
+        CheckoutStatusChangedData: {
+            checkout_id: string;
+            reference_id: string;
+            checkout_reference_id: string | null;
+            /** @enum {string} */
+            status: "CREATED" | "PROCESSING" | "PAID" | "CANCELED" | "ERROR";
+            /** @enum {string} */
+            mode: "SINGLE" | "MULTI";
+            methods: string[];
+            /** @description a decimal amount as a JSON number, from the exact value */
+            amount: number;
+            asset: string;
+            payment_token: string | null;
+            end_reason: string | null;
+            /** @description yyyy-MM-dd HH:mm:ss */
+            expires_at: string;
+            /** @description grows with each event of the same resource (not consecutive): keep the highest applied */
+            sequence: number;
+        };
+        /** CheckoutStatusChangedEvent */
+        CheckoutStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description the event id, also the webhook-id header: the same on every retry
+             */
+            id: string;
+            /** @constant */
+            type: "checkout.status_changed";
+            /**
+             * Format: date-time
+             * @description when the event was recorded, ISO 8601 in UTC with milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["CheckoutStatusChangedData"];
+        };
+        /** RefundStatusChangedData */
+        RefundStatusChangedData: {
+            refund_id: number;
+            payment_token: string;
+            /** @description the refunded payment's reference_id */
+            reference_id: string;
+            /** @description yyyy-MM-dd HH:mm:ss.SSS */
+            created_at: string;
+            /** @enum {string} */
+            refund_status: "REQUESTED" | "PROCESSING" | "COMPLETED" | "FAILED";
+            /** @description a decimal amount as a JSON number, from the exact value */
+            amount: number;
+            currency: string;
+            error_code: string | null;
+            error_description: string | null;
+            /** @description grows with each event of the same resource (not consecutive): keep the highest applied */
+            sequence: number;
+        };
+        /** RefundStatusChangedEvent */
+        RefundStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description the event id, also the webhook-id header: the same on every retry
+             */
+            id: string;
+            /** @constant */
+            type: "refund.status_changed";
+            /**
+             * Format: date-time
+             * @description when the event was recorded, ISO 8601 in UTC with milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["RefundStatusChangedData"];
+        };
+        /** PayoutStatusChangedData */
+        PayoutStatusChangedData: {
+            tx_id: string;
+            reference_id: string;
+            /** @enum {string} */
+            status: "CREATED" | "PROCESSING" | "PAID" | "REJECTED" | "CANCELED";
+            /** @description a decimal amount as a JSON number, from the exact value */
+            amount: number;
+            asset: string;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            customer_amount: number;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            merchant_amount: number;
+            error_code: string | null;
+            error_description: string | null;
+            /** @description grows with each event of the same resource (not consecutive): keep the highest applied */
+            sequence: number;
+        };
+        /** PayoutStatusChangedEvent */
+        PayoutStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description the event id, also the webhook-id header: the same on every retry
+             */
+            id: string;
+            /** @constant */
+            type: "payout.status_changed";
+            /**
+             * Format: date-time
+             * @description when the event was recorded, ISO 8601 in UTC with milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["PayoutStatusChangedData"];
+        };
+        /** SubscriptionChargeStatusChangedData */
+        SubscriptionChargeStatusChangedData: {
+            charge_id: string;
+            subscription_id: string;
+            reference_id: string;
+            /** @enum {string} */
+            status: "PENDING" | "PAID" | "FAILED" | "CANCELED";
+            /** @description YYYY-MM-DD */
+            due_date: string;
+            /** @description a decimal amount as a JSON number, from the exact value */
+            amount: number;
+            asset: string;
+            transaction_id: string | null;
+            attempts: number;
+            error_code: string | null;
+            error_description: string | null;
+            /** @description grows with each event of the same resource (not consecutive): keep the highest applied */
+            sequence: number;
+        };
+        /** SubscriptionChargeStatusChangedEvent */
+        SubscriptionChargeStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description the event id, also the webhook-id header: the same on every retry
+             */
+            id: string;
+            /** @constant */
+            type: "subscription_charge.status_changed";
+            /**
+             * Format: date-time
+             * @description when the event was recorded, ISO 8601 in UTC with milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["SubscriptionChargeStatusChangedData"];
+        };
+        /** DisputeStatusChangedData */
+        DisputeStatusChangedData: {
+            dispute_id: string;
+            payment_token: string;
+            reference_id: string;
+            /** @enum {string} */
+            status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST" | "ACCEPTED";
+            /** @enum {string} */
+            stage: "INQUIRY" | "CHARGEBACK" | "SECOND_CHARGEBACK" | "PRE_ARBITRATION";
+            /** @enum {string} */
+            reason_category: "FRAUD" | "NOT_RECEIVED" | "NOT_AS_DESCRIBED" | "DUPLICATE" | "CREDIT_NOT_PROCESSED" | "GENERAL";
+            /** @description a decimal amount as a JSON number, from the exact value */
+            amount: number;
+            asset: string;
+            evidence_due_by: string | null;
+            /**
+             * @description present on the warning 48 hours before evidence_due_by
+             * @enum {string}
+             */
+            reminder?: "EVIDENCE_DUE_SOON";
+            /** @description grows with each event of the same resource (not consecutive): keep the highest applied */
+            sequence: number;
+        };
+        /** DisputeStatusChangedEvent */
+        DisputeStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description the event id, also the webhook-id header: the same on every retry
+             */
+            id: string;
+            /** @constant */
+            type: "dispute.status_changed";
+            /**
+             * Format: date-time
+             * @description when the event was recorded, ISO 8601 in UTC with milliseconds
+             */
+            created_at: string;
+            data: components["schemas"]["DisputeStatusChangedData"];
         };
     };
     responses: never;
@@ -7958,6 +8426,292 @@ export interface operations {
             };
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description absolute http(s) URL that receives the callbacks
+                     */
+                    url: string;
+                    /** @description the event types sent to this endpoint, or ["*"] for every type */
+                    enabled_events: ("payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed" | "dispute.status_changed" | "*")[];
+                    /** @description the merchant's own note, e.g. what the endpoint is for */
+                    description?: string;
+                    /**
+                     * @description false creates it disabled
+                     * @default true
+                     */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description absolute http(s) URL that receives the callbacks
+                     */
+                    url?: string;
+                    /** @description the event types sent to this endpoint, or ["*"] for every type */
+                    enabled_events?: ("payment.status_changed" | "checkout.status_changed" | "refund.status_changed" | "payout.status_changed" | "subscription_charge.status_changed" | "dispute.status_changed" | "*")[];
+                    description?: string | null;
+                    /** @description false stops every callback to it (those pending are given up); true resumes with the next event */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Bad request: one error per failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer; with another body it answers 422 (docs/conventions.md). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the new whsec_… secret, shown only here; the previous one keeps signing for 24 hours */
+                        webhook_secret: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     setMerchantConnector: {
         parameters: {
             query?: never;
@@ -8562,6 +9316,222 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    paymentStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, equal to the body id */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in Unix seconds */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one entry per secret that signs now, separated by spaces */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds delivers the callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt, retried for 72 hours; a receiver answers 400 to a signature that does not verify */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, equal to the body id */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in Unix seconds */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one entry per secret that signs now, separated by spaces */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds delivers the callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt, retried for 72 hours; a receiver answers 400 to a signature that does not verify */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, equal to the body id */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in Unix seconds */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one entry per secret that signs now, separated by spaces */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds delivers the callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt, retried for 72 hours; a receiver answers 400 to a signature that does not verify */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, equal to the body id */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in Unix seconds */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one entry per secret that signs now, separated by spaces */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds delivers the callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt, retried for 72 hours; a receiver answers 400 to a signature that does not verify */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriptionChargeStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, equal to the body id */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in Unix seconds */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one entry per secret that signs now, separated by spaces */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionChargeStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds delivers the callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt, retried for 72 hours; a receiver answers 400 to a signature that does not verify */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id, equal to the body id */
+                "webhook-id": string;
+                /** @description when this attempt was signed, in Unix seconds */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one entry per secret that signs now, separated by spaces */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds delivers the callback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is a failed attempt, retried for 72 hours; a receiver answers 400 to a signature that does not verify */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -33,7 +33,8 @@ async function forward(event: CallbackEvent, options: ListenOptions): Promise<st
   const body = JSON.stringify(event);
   const headers = { 'content-type': 'application/json', 'user-agent': 'colibri-listen', ...signCallback(options.webhookSecret, event.id, new Date(), body) };
   const started = Date.now();
-  const describe = `${event.created_at}  ${event.type.padEnd(36)} ${String(event.data.status ?? event.data.refund_status ?? '').padEnd(18)} ${event.id}`;
+  const status = event.type === 'refund.status_changed' ? event.data.refund_status : event.data.status;
+  const describe = `${event.created_at}  ${event.type.padEnd(36)} ${String(status ?? '').padEnd(18)} ${event.id}`;
   try {
     const response = await fetch(options.forwardTo, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
     await response.body?.cancel();

@@ -43,13 +43,20 @@ function eventRow(event: NewEvent, n: number) {
 /**
  * The callback fan-out: one delivery per event and callback target, for the delivery worker to claim
  * (webhooks/claim.ts). Each names its resource (`<resource_type>:<resource_id>`), so the callbacks of
- * one resource to one URL go out in order, and they are listed in the events' order, so their ids grow
- * as the events' sequence numbers do. The rest of a delivery (PENDING, due now, its retry window from
- * now) is the table's defaults.
+ * one resource to one target go out in order, and they are listed in the events' order, so their ids
+ * grow as the events' sequence numbers do. The rest of a delivery (PENDING, due now, its retry window
+ * from now) is the table's defaults.
+ *
+ * Besides the event's notification URLs, each event has one row without a URL: the INSERT below expands
+ * it into one delivery per enabled webhook endpoint of the merchant whose filter takes the event's type
+ * (docs/callbacks.md, "Webhook endpoints"), read in the same statement.
  */
 function callbackDeliveries(rows: readonly ReturnType<typeof eventRow>[]) {
   return rows
-    .flatMap((e) => e.notification_urls.map((url) => ({ event_id: e.id, merchant_id: e.merchant_id, resource_id: e.resource_id, url, resource_key: `${e.resource_type}:${e.resource_id}` })))
+    .flatMap((e) => {
+      const common = { event_id: e.id, merchant_id: e.merchant_id, type: e.type, resource_id: e.resource_id, resource_key: `${e.resource_type}:${e.resource_id}` };
+      return [...e.notification_urls.map((url) => ({ ...common, url })), { ...common, url: null }];
+    })
     .map((delivery, n) => ({ n, ...delivery }));
 }
 
@@ -73,7 +80,7 @@ function insertEvents(events: readonly NewEvent[], after?: { anchor: string; key
   const eventSource = sql`jsonb_to_recordset(${jsonParameter(rows)}::jsonb)
       as e(n integer, id uuid, merchant_id uuid, type text, resource_type text, resource_id text, data jsonb, notification_urls text[])`;
   const deliverySource = sql`jsonb_to_recordset(${jsonParameter(callbackDeliveries(rows))}::jsonb)
-      as d(n integer, event_id uuid, merchant_id uuid, resource_id text, url text, resource_key text)`;
+      as d(n integer, event_id uuid, merchant_id uuid, type text, resource_id text, url text, resource_key text)`;
   return sql`
     insert into events (id, merchant_id, type, resource_type, resource_id, data, notification_urls)
     select e.id, e.merchant_id, e.type, e.resource_type, e.resource_id, e.data, e.notification_urls
@@ -82,10 +89,13 @@ function insertEvents(events: readonly NewEvent[], after?: { anchor: string; key
     returning id
   ),
   ${sql.id(`${after?.anchor ?? 'event'}_callback_deliveries`)} as (
-    insert into webhook_deliveries (event_id, merchant_id, url, resource_key)
-    select d.event_id, d.merchant_id, d.url, d.resource_key
+    insert into webhook_deliveries (event_id, merchant_id, url, resource_key, endpoint_id)
+    select d.event_id, d.merchant_id, coalesce(d.url, w.url), d.resource_key, w.id
     from ${anchored(deliverySource, 'd')}
-    order by d.n`;
+    left join webhook_endpoints w on d.url is null and w.merchant_id = d.merchant_id and w.enabled
+      and w.enabled_events && array[d.type, '*']
+    where d.url is not null or w.id is not null
+    order by d.n, w.created_at, w.id`;
 }
 
 /**

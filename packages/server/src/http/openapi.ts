@@ -104,6 +104,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /webhooks/events/{id}': { id: 'getEvent', description: 'One event with its payload and every callback attempt.' },
   'POST /webhooks/events/{id}/retry': { id: 'retryEvent' },
   'POST /webhooks/secret/rotate': { id: 'rotateWebhookSecret' },
+  'POST /webhooks/endpoints': { id: 'createWebhookEndpoint' },
+  'GET /webhooks/endpoints': { id: 'listWebhookEndpoints', description: "The merchant's webhook endpoints, oldest first, without their secrets." },
+  'GET /webhooks/endpoints/{id}': { id: 'getWebhookEndpoint', description: 'One webhook endpoint of the merchant, without its secret.' },
+  'PATCH /webhooks/endpoints/{id}': { id: 'updateWebhookEndpoint' },
+  'DELETE /webhooks/endpoints/{id}': { id: 'deleteWebhookEndpoint' },
+  'POST /webhooks/endpoints/{id}/secret/rotate': { id: 'rotateWebhookEndpointSecret' },
   'POST /sandbox/clock/advance': { id: 'advanceClock' },
   'GET /sandbox/clock': { id: 'getClock', description: "The current time of the caller's merchant clock and its offset from real time." },
   'POST /sandbox/payments/{payment_token}/pay': { id: 'sandboxPayPayment' },
@@ -130,7 +136,7 @@ const TAGS: Readonly<Record<string, string>> = {
   Subscriptions: 'Recurring charges on a stored card.',
   '3DS': '3-D Secure authentication.',
   Reports: 'Saved reports and their export.',
-  Callbacks: 'Events, their callbacks, the event stream and the signing secret.',
+  Callbacks: 'Events, their callbacks, the webhook endpoints, the event stream and the signing secrets.',
   Sandbox: 'Sandbox controls (sandbox mode only).',
 };
 
@@ -202,12 +208,22 @@ const NON_JSON_BODIES: Readonly<Record<string, Json>> = {
   },
 };
 
+/** Parts of the document that no route describes, given by the composition root. */
+export interface OpenApiExtras {
+  /**
+   * The OpenAPI 3.1 `webhooks` section: the requests the service makes to the merchant (its callbacks),
+   * by name, each an operation with its own operationId. Titled schemas in it become components too.
+   */
+  readonly webhooks?: Json;
+}
+
 /**
  * Adds what code generators need to the document @fastify/swagger built. Pure: it returns a new
  * document and throws when two different schemas claim one component name.
  */
-export function finishOpenApi(input: Json): Json {
+export function finishOpenApi(input: Json, extras: OpenApiExtras = {}): Json {
   const doc: Json = structuredClone(input);
+  if (extras.webhooks) doc.webhooks = structuredClone(extras.webhooks);
   doc.info = { ...doc.info, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' }, contact: { name: 'Colibri' } };
   const components: Json = (doc.components ??= {});
   const schemas: Json = (components.schemas ??= {});
@@ -242,6 +258,7 @@ export function finishOpenApi(input: Json): Json {
       finishResponses(key, path, op);
     }
   }
+  for (const item of Object.values<Json>(doc.webhooks ?? {})) for (const op of Object.values<Json>(item)) for (const tag of op.tags ?? []) usedTags.add(tag);
   doc.tags = [...usedTags].sort().map((name) => ({ name, description: TAGS[name] ?? name }));
   hoistNamedSchemas(doc, schemas);
   return doc;
@@ -324,6 +341,7 @@ function hoistNamedSchemas(doc: Json, schemas: Json): void {
     return { $ref: `#/components/schemas/${title}` };
   };
   doc.paths = visit(doc.paths, undefined);
+  if (doc.webhooks) doc.webhooks = visit(doc.webhooks, undefined);
   for (const [name, schema] of Object.entries<Json>(schemas)) {
     const inner = visit(schema, name) as Json;
     schemas[name] = inner;

@@ -279,11 +279,14 @@ export const ERRORS = define({
 
   // 07 — callbacks (docs/callbacks.md). 07.01: the event log, GET /webhooks/events and its retry.
   WEBHOOK_EVENT_NOT_FOUND: { code: '07.01.0001', status: 404, description: 'id: no event of this merchant has this id (another merchant\'s is not found either).' },
-  WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event has no notification URL, so there is no callback to deliver again.' },
+  WEBHOOK_EVENT_WITHOUT_URL: { code: '07.01.0002', status: 422, description: 'The event went to no notification URL and to no webhook endpoint, so there is no callback to deliver again.' },
   WEBHOOK_CURSOR_INVALID: { code: '07.01.0003', status: 400, description: 'cursor: is not a next_cursor returned by GET /webhooks/events.' },
   WEBHOOK_DATE_RANGE_INVALID: { code: '07.01.0004', status: 400, description: 'created_from: must not be later than created_to.' },
   // 07.02 — callback targets given at input (docs/callbacks.md, "Where callbacks may go").
   CALLBACK_TARGET_REFUSED: { code: '07.02.0001', status: 400, description: 'The notification URL points at a loopback, private, link-local or metadata address, which live mode never calls (unless the host is in COLIBRI_CALLBACK_ALLOW_HOSTS).' },
+  // 07.03 — the merchant's webhook endpoints (docs/callbacks.md, "Webhook endpoints").
+  WEBHOOK_ENDPOINT_NOT_FOUND: { code: '07.03.0001', status: 404, description: "id: no webhook endpoint of this merchant has this id (another merchant's is not found either)." },
+  WEBHOOK_ENDPOINT_LIMIT: { code: '07.03.0002', status: 409, description: 'The merchant has 16 webhook endpoints, the most it may have: delete one (or change its URL and event types) first.' },
 
   // 09 — disputes (docs/disputes.md). 09.01: lookups; 09.02: evidence and responses; 09.03: amounts; 09.04: the processor.
   DISPUTE_NOT_FOUND: { code: '09.01.0001', status: 404, description: "dispute_id: no dispute of this merchant has this id (another merchant's is not found either)." },

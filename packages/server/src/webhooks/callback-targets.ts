@@ -103,6 +103,9 @@ export const CALLBACK_URL_FIELDS: Readonly<Record<string, FieldReader>> = {
   'POST /subscriptions': field('notification_url'),
   'POST /refund': field('notification_url'),
   'POST /3ds/authentications': field('notificationUrl'),
+  // The merchant's webhook endpoints (endpoint-routes.ts).
+  'POST /webhooks/endpoints': field('url'),
+  'PATCH /webhooks/endpoints/:id': field('url'),
   'POST /payoutTransaction': (body) => {
     const items = body.payoutTransactions;
     if (!Array.isArray(items)) return [];
@@ -140,7 +143,7 @@ export function judgeCallbackFields(
 
 /**
  * Checks the callback URLs of every route in CALLBACK_URL_FIELDS after its schema passed, refuses
- * them in live mode, and adds the sandbox warnings to the answer. Each such route's 200 answer gains
+ * them in live mode, and adds the sandbox warnings to the answer. Each such route's 200 (or 201) answer gains
  * an optional `warnings` member in its schema (and so in the OpenAPI document). Call before the
  * routes are registered.
  * @example installCallbackTargetCheck(app, ctx.config);
@@ -155,7 +158,7 @@ export function installCallbackTargetCheck(app: App, config: Pick<Config, 'mode'
     if (key === undefined) return;
     readers.set(route.url, CALLBACK_URL_FIELDS[key] as FieldReader);
     const response = route.schema?.response as Record<string, { properties?: Record<string, unknown> }> | undefined;
-    const ok = response?.['200'];
+    const ok = response?.['200'] ?? response?.['201'];
     // Added to the answer's schema object itself (optional, so other routes that share it are unchanged):
     // a named schema keeps one shape in the OpenAPI document.
     if (ok?.properties) ok.properties.warnings ??= WarningsSchema;

@@ -21,8 +21,9 @@ export interface DeliverDeps {
 }
 
 /**
- * Makes one attempt of a claimed delivery: builds the body, signs it with every secret the merchant
- * has signing now, POSTs it and describes the outcome. It does not write anything; the worker
+ * Makes one attempt of a claimed delivery: builds the body, signs it with every secret that signs now
+ * for its target (the webhook endpoint's, or the merchant's for a notification URL), POSTs it and
+ * describes the outcome. It does not write anything; the worker
  * records the result (record.ts). A 2xx answer is a delivery; anything else is a failure. Every
  * failure becomes a result rather than an exception, so each attempt is recorded and scheduled: an
  * attempt that threw would leave its delivery to be retried only when its lease ran out, with no
@@ -40,6 +41,12 @@ export async function deliver(deps: DeliverDeps, claimed: ClaimedDelivery): Prom
     startedAt,
     retryDelayMs: retryDelayMs(deps.schedule, claimed.backoffStep + 1),
   };
+  if (claimed.endpoint && !claimed.endpoint.enabled) {
+    // Disabled or deleted since the event was recorded (a change that committed while the event's
+    // statement ran): nothing is sent, and the delivery is given up now.
+    const error = claimed.endpoint.exists ? 'not sent: the webhook endpoint is disabled' : 'not sent: the webhook endpoint was deleted';
+    return { ...base, latencyMs: 0, responseStatus: null, error, delivered: false, permanent: true };
+  }
   let secrets: string[];
   try {
     secrets = (await secretsOf(deps, claimed)).map((s) => revealSecret(deps.ctx.secretBox, s));
@@ -50,7 +57,7 @@ export async function deliver(deps: DeliverDeps, claimed: ClaimedDelivery): Prom
     return { ...base, latencyMs: 0, responseStatus: null, error: message, delivered: false, permanent: false };
   }
   if (secrets.length === 0) {
-    return { ...base, latencyMs: 0, responseStatus: null, error: 'signing secret unavailable: the merchant has none', delivered: false, permanent: false };
+    return { ...base, latencyMs: 0, responseStatus: null, error: `signing secret unavailable: the ${claimed.endpoint ? 'webhook endpoint' : 'merchant'} has none`, delivered: false, permanent: false };
   }
   const body = callbackBody({ id: claimed.eventId, ...claimed.event });
   let headers: Record<string, string>;
@@ -67,7 +74,8 @@ export async function deliver(deps: DeliverDeps, claimed: ClaimedDelivery): Prom
 }
 
 async function secretsOf(deps: DeliverDeps, claimed: ClaimedDelivery): Promise<readonly StoredSecret[]> {
-  if (claimed.secrets.length > 0) return claimed.secrets;
+  // An endpoint's secrets are made with it: there is no creation secret to move.
+  if (claimed.secrets.length > 0 || claimed.endpoint) return claimed.secrets;
   let adoption = deps.adopting.get(claimed.merchantId);
   if (!adoption) {
     const { ctx } = deps;

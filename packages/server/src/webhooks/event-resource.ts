@@ -22,7 +22,8 @@ const DELIVERY_STATUS: Record<DeliveryStatus, 'pending' | 'delivered' | 'failed'
 
 /**
  * An event's callback state from its deliveries: pending while any is pending, failed when none is
- * pending and one failed, delivered when all were delivered, skipped when there were none.
+ * pending and one failed, delivered when all were delivered, skipped when there were none (no
+ * notification URL, and no webhook endpoint that takes its type).
  * @example eventStatus(['DELIVERED', 'PENDING']) // 'pending'
  */
 export function eventStatus(statuses: readonly DeliveryStatus[]): EventStatus {
@@ -71,6 +72,7 @@ export async function eventResources(db: Db, events: readonly EventRow[], attemp
       status: eventStatus(own.map((d) => d.status)),
       deliveries: own.map((d) => ({
         url: d.url,
+        endpoint_id: d.endpoint_id,
         status: DELIVERY_STATUS[d.status],
         attempt_count: d.attempts,
         next_attempt_at: d.status === 'PENDING' ? iso(d.next_attempt_at) : null,

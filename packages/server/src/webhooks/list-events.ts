@@ -10,7 +10,7 @@ const ATTEMPTS_IN_LIST = 10;
 
 /**
  * The status filter in SQL, from the deliveries of each event, mirroring `eventStatus`.
- * Events are few per page, and each test is an index lookup on webhook_deliveries (event_id, url).
+ * Events are few per page, and each test is an index lookup on webhook_deliveries by event_id (the key led by it, migration 0043).
  */
 const STATUS_FILTER: Record<EventStatus, Expression<SqlBool>> = {
   pending: sql<SqlBool>`exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'PENDING')`,

@@ -1,6 +1,7 @@
 import { principalOf, type App, type AppContext } from '../context';
 import { Type } from 'typebox';
 import { errorResponses } from '../http/schema-kit';
+import { registerWebhookEndpointRoutes } from './endpoint-routes';
 import { getEvent } from './get-event';
 import { listEvents } from './list-events';
 import { retryEvent } from './retry-event';
@@ -9,7 +10,8 @@ import { streamEvents } from './stream-events';
 import { EventIdParams, EventPageSchema, EventSchema, ListEventsQuery, RotatedSecretSchema } from './schemas';
 
 /**
- * The callback event log and the signing secret (contract, Callbacks). Thin: schema, one call.
+ * The callback event log, the signing secret (contract, Callbacks) and the merchant's webhook
+ * endpoints (endpoint-routes.ts). Thin: schema, one call.
  * @example registerWebhookRoutes(app, ctx);
  */
 export function registerWebhookRoutes(app: App, ctx: AppContext): void {
@@ -93,4 +95,6 @@ export function registerWebhookRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => rotateSecret(ctx, principalOf(request).merchantId),
   );
+
+  registerWebhookEndpointRoutes(app, ctx);
 }

@@ -12,7 +12,7 @@ export const EVENT_TYPES = [
   'dispute.status_changed',
 ] as const;
 
-/** An event's callback state: `skipped` when its resource named no notification URL. */
+/** An event's callback state: `skipped` when its resource named no notification URL and no webhook endpoint took it. */
 export const EVENT_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
@@ -35,6 +35,7 @@ export const AttemptSchema = Type.Object({
 
 export const DeliverySchema = Type.Object({
   url: Type.String(),
+  endpoint_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'the webhook endpoint it goes to; null for a notification URL of the request' }),
   status: StringEnum(['pending', 'delivered', 'failed'] as const),
   attempt_count: Type.Integer(),
   next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'when pending: the next attempt' }),

@@ -41,12 +41,13 @@ export function revealSecret(cipher: SecretBox, stored: StoredSecret): string {
   return secret;
 }
 
-/** A merchant's secrets that sign now, newest first. @example await activeSecrets(db, merchantId) */
+/** A merchant's own secrets (not its endpoints') that sign now, newest first. @example await activeSecrets(db, merchantId) */
 export async function activeSecrets(db: Db, merchantId: string): Promise<StoredSecret[]> {
   return db
     .selectFrom('webhook_secrets')
     .select(['key_id', 'secret_ciphertext'])
     .where('merchant_id', '=', merchantId)
+    .where('endpoint_id', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
     .orderBy('created_at', 'desc')
     .limit(MAX_SIGNING_SECRETS)
@@ -67,7 +68,7 @@ export async function adoptCreationSecret(trx: Db, cipher: SecretBox, merchantId
     .forUpdate()
     .executeTakeFirst();
   if (!merchant || !merchant.webhook_secret.startsWith('whsec_')) return;
-  const existing = await trx.selectFrom('webhook_secrets').select('id').where('merchant_id', '=', merchantId).limit(1).executeTakeFirst();
+  const existing = await trx.selectFrom('webhook_secrets').select('id').where('merchant_id', '=', merchantId).where('endpoint_id', 'is', null).limit(1).executeTakeFirst();
   if (!existing) {
     const { keyId, ciphertext } = cipher.encrypt(merchant.webhook_secret);
     await trx

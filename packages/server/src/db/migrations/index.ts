@@ -35,6 +35,7 @@ import * as externalAuthentications from './0039-external-authentications';
 import * as paymentsByReference from './0042-payments-by-reference';
 import * as boletoPayer from './0044-boleto-payer';
 import * as payoutDispatches from './0037-payout-dispatches';
+import * as webhookEndpoints from './0043-webhook-endpoints';
 
 /**
  * Every migration, in order. Listed statically (not read from the file system) so the same set runs
@@ -76,5 +77,6 @@ export const migrations: Record<string, Migration> = {
   '0039-external-authentications': externalAuthentications,
   '0042-payments-by-reference': paymentsByReference,
   '0037-payout-dispatches': payoutDispatches,
+  '0043-webhook-endpoints': webhookEndpoints,
   '0044-boleto-payer': boletoPayer,
 };

@@ -33,6 +33,8 @@ export interface WebhookDeliveriesTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
   /** `<resource_type>:<resource_id>` of the event: deliveries of one resource and URL go out in order. */
   resource_key: Generated<string | null>;
+  /** The merchant's webhook endpoint this delivery goes to; null for a request's notification URL (migration 0043). */
+  endpoint_id: Generated<string | null>;
 }
 
 export interface WebhookAttemptsTable {
@@ -65,10 +67,29 @@ export interface WebhookSecretsTable {
   secret_ciphertext: string;
   created_at: Timestamp;
   expires_at: Date | null;
+  /** The webhook endpoint whose secret this is; null for the merchant's own (migration 0043). */
+  endpoint_id: Generated<string | null>;
+}
+
+/**
+ * A merchant's webhook endpoint: a URL that receives every event whose type it lists (`*` for all), in
+ * addition to the notification URLs of each request, signed with secrets of its own (webhook_secrets).
+ */
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  merchant_id: string;
+  url: string;
+  description: string | null;
+  /** Event types, or `['*']` for every type. */
+  enabled_events: string[];
+  enabled: Generated<boolean>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  updated_at: Timestamp;
 }
 
 export interface WebhookTables {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_secrets: WebhookSecretsTable;
+  webhook_endpoints: WebhookEndpointsTable;
 }
