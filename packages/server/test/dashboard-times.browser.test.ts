@@ -73,7 +73,7 @@ describe('dashboard words, times and callbacks in chromium', () => {
     // The page says its clock: the sandbox clock, in the merchant's zone.
     expect(await page.locator('.clock-note').first().textContent()).toBe('Horários: relógio do sandbox, em America/Sao_Paulo (GMT-3).');
     expect(await noSidewaysScroll(page)).toBe(true);
-    await shot(page, 'phone-payments');
+    await shot(page, 'phone-payment-card');
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(kit.problems).toEqual([]);
   });
@@ -93,6 +93,8 @@ describe('dashboard words, times and callbacks in chromium', () => {
     expect(times.length).toBeGreaterThan(0);
     for (const text of times) expect(text).toMatch(/GMT-6\)?$/);
     expect(await page.locator('.clock-note').textContent()).toBe('Horas: reloj del sandbox, en America/Mexico_City (GMT-6).');
+    await shot(page, 'payment-zone');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // Another browser of the merchant: the zone is the server's, not this browser's.
     const again = await kit.open(`${service.baseUrl}/dashboard#/payments`, { viewport: { width: 1280, height: 900 }, locale: 'pt-BR' });
