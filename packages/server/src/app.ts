@@ -1,7 +1,7 @@
 import { ipCountries } from './lib/ip-country';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import { registerApiReference } from './http/api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { registerAccessRoutes } from './admin/access-routes';
@@ -124,13 +124,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
     transformObject: (documentObject) => finishOpenApi('openapiObject' in documentObject ? documentObject.openapiObject : documentObject, { webhooks: callbackWebhooks() }),
   });
-  await app.register(async (docs) => {
-    // The API reference is public; its routes come from the plugin, so mark them as they are added.
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...(route.config as object), auth: 'public' };
-    });
-    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, logLevel: 'warn' });
-  });
+  await registerApiReference(app);
 
   installErrorHandler(app, ctx, allowedMethods);
   installAuthHook(app, ctx);
@@ -174,6 +168,5 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   if (ctx.config.mode === 'sandbox') registerSandboxRoutes(app, ctx, options.background);
   await registerDashboardRoutes(app, ctx, { background: options.background, logins });
 
-  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -205,7 +205,8 @@ describe('dashboard balance in chromium', () => {
     const text = (await row.innerText()).replace(/\s+/g, ' ');
     expect(text).toContain(`${short(day)} R$96.24`);
     expect(text).toContain(`${short(settlement.arrival_date)} PIX key (EMAIL) f*********@loja.com.br`);
-    expect(await row.locator('.badge').innerText()).toMatch(/^(PENDING|IN_TRANSIT|PAID)$/);
+    expect(await row.locator('.badge').getAttribute('data-code')).toMatch(/^(PENDING|IN_TRANSIT|PAID)$/);
+    expect(await row.locator('.badge').innerText()).toMatch(/^(Pending|In transit|Paid)$/);
     expect(await page.content()).not.toContain('financeiro@');
     // Its balance transaction says which settlement it is.
     await page.locator('tbody tr[data-type="SETTLEMENT"]').getByText(`Settlement of ${short(day)}`).waitFor();

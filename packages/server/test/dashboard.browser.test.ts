@@ -159,7 +159,7 @@ describe('merchant dashboard in chromium', () => {
     await page.getByRole('heading', { name: 'Callbacks' }).waitFor();
     await page.getByLabel('Resource').fill(token);
     await page.getByRole('button', { name: 'Search' }).click();
-    const event = page.locator('li.event', { hasText: 'payment.status_changed' }).first();
+    const event = page.locator('li.event', { has: page.locator('[data-code="payment.status_changed"]') }).first();
     await event.waitFor();
     const eventId = await event.getAttribute('data-event-id');
     const before = receiver.at('/hooks').filter((c) => c.id === eventId).length;

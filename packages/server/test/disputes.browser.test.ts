@@ -80,7 +80,8 @@ describe('dashboard disputes in chromium', () => {
     expect(await first.locator('.deadline').evaluate((e) => getComputedStyle(e).color)).toBe('rgb(180, 35, 24)');
     expect((await rows.nth(0).locator('.deadline').innerText()).trim()).toBe('6 days 23 hours left');
     expect(await rows.nth(0).locator('.deadline').getAttribute('class')).not.toContain('urgent');
-    await expect.poll(() => first.innerText()).toMatch(/NEEDS_RESPONSE\s+R\$\s?120\.00\s+Fraud\s+Chargeback/);
+    await expect.poll(() => first.innerText()).toMatch(/Needs response\s+R\$\s?120\.00\s+Fraud\s+Chargeback/);
+    expect(await first.locator('.badge').getAttribute('data-code')).toBe('NEEDS_RESPONSE');
     await shot(page, 'disputes');
     expect(await accessibilityViolations(page)).toEqual([]);
 
@@ -132,7 +133,7 @@ describe('dashboard disputes in chromium', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await page.getByText('Evidence submitted: the dispute is under review.').waitFor();
-    await page.locator('h1 .badge', { hasText: 'UNDER_REVIEW' }).waitFor();
+    await page.locator('h1 .badge[data-code="UNDER_REVIEW"]', { hasText: 'Under review' }).waitFor();
     expect(await page.getByRole('button', { name: 'Submit the evidence' }).count()).toBe(0);
     expect(await page.locator('form.evidence-text').count()).toBe(0);
     const submitted = await apiDispute(urgent.id);
@@ -183,7 +184,7 @@ describe('dashboard disputes in chromium', () => {
     await spanish.getByRole('button', { name: 'Aceptar la disputa' }).click();
     await spanish.getByRole('dialog').getByRole('button', { name: 'Confirmar' }).click();
     await spanish.getByText('Disputa aceptada.').waitFor();
-    await spanish.locator('h1 .badge', { hasText: 'ACCEPTED' }).waitFor();
+    await spanish.locator('h1 .badge[data-code="ACCEPTED"]', { hasText: 'Aceptada' }).waitFor();
     expect((await apiDispute(fresh.id)).status).toBe('ACCEPTED');
     expect(await spanish.getByRole('button', { name: 'Aceptar la disputa' }).count()).toBe(0);
     expect(kit.problems).toEqual([]);

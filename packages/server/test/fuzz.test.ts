@@ -24,7 +24,14 @@ export function interleaved(perOperation: FuzzRequest[][]): FuzzRequest[] {
 
 describeEachEngine('OpenAPI fuzz', (service) => {
   it(`sends ${INPUTS} generated inputs across every operation: no 5xx, the standard body on every error (seed ${SEED})`, async () => {
-    const doc = (await service().get('/openapi.json')).body;
+    // Both documents: the merchant's and the operator's (admin, health, notifications, the hosted page).
+    const merchantDoc = (await service().get('/openapi.json')).body;
+    const operatorDoc = (await service().get('/openapi/operator.json')).body;
+    const doc = {
+      ...merchantDoc,
+      paths: { ...merchantDoc.paths, ...operatorDoc.paths },
+      components: { ...merchantDoc.components, schemas: { ...operatorDoc.components.schemas, ...merchantDoc.components.schemas }, securitySchemes: { ...merchantDoc.components.securitySchemes, ...operatorDoc.components.securitySchemes } },
+    };
     // A stream (server-sent events) answers for as long as its token lives: it has no answer to judge.
     const streams = (op: { method: string; path: string }) => Boolean(doc.paths[op.path]?.[op.method.toLowerCase()]?.responses?.['200']?.content?.['text/event-stream']);
     const operations = operationsOf(doc).filter((op) => !streams(op));

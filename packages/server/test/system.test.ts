@@ -36,14 +36,25 @@ describeEachEngine('health, metrics, OpenAPI and docs', (service) => {
     const result = await validator.validate(response.body);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(['/auth', '/admin/merchants', '/me', '/healthz']));
+    expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(['/auth', '/me', '/checkout/sendPayment']));
+    // The operator's and internal routes have a document of their own (docs/conventions.md, "API reference").
+    const operator = await service().get('/openapi/operator.json');
+    expect(operator.status).toBe(200);
+    const operatorResult = await validator.validate(operator.body);
+    expect(operatorResult.errors ?? []).toEqual([]);
+    expect(Object.keys(operator.body.paths)).toEqual(expect.arrayContaining(['/admin/merchants', '/healthz']));
+    expect(Object.keys(response.body.paths)).not.toContain('/admin/merchants');
   });
 
   it('serves the API reference at /docs with no third-party resources', async () => {
-    const response = await service().get('/docs/');
-    expect(response.status).toBe(200);
-    expect(response.text).toContain('swagger-ui');
-    expect(response.text).not.toMatch(/src="https?:\/\//);
+    for (const path of ['/docs/', '/docs/operator/']) {
+      const response = await service().get(path);
+      expect(response.status).toBe(200);
+      expect(response.text).toContain('swagger-ui');
+      expect(response.text).toMatch(/<title>Colibri .*API reference<\/title>/);
+      expect(response.text).not.toMatch(/src="https?:\/\//);
+      expect(response.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    }
   });
 
   it('echoes a request id', async () => {

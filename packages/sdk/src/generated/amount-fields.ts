@@ -2,15 +2,6 @@
 
 /** Request fields that hold an amount in one JSON type only, by operation id: the SDK converts what the caller gives. */
 export const AMOUNT_FIELDS: Readonly<Record<string, readonly { path: readonly string[]; type: 'string' | 'number' }[]>> = {
-  "resolveReconciliationLine": [
-    {
-      "path": [
-        "adjustment",
-        "amount"
-      ],
-      "type": "number"
-    }
-  ],
   "sendPayment": [
     {
       "path": [

@@ -1,5 +1,5 @@
 import { PAYOUT_EXAMPLES } from '../payouts/validation/examples';
-import { unwrap, type Colibri, type Schemas } from '../../../sdk/src/index';
+import { type Colibri, type Schemas } from '../../../sdk/src/index';
 
 /** One way to produce an event in sandbox: what it creates, and the outcome it waits for. */
 interface Trigger {
@@ -85,8 +85,14 @@ export const TRIGGERS: Readonly<Record<string, Trigger>> = {
       const session = await colibri.checkout.generate({ amount: '10.00', asset: 'BRL', referenceId: reference('checkout'), contractId: merchant.contract_id, method: 'PIX' });
       let current = await colibri.checkout.get(session.checkout_id);
       if (current.payments.length === 0) {
-        // The payer opens the page and chooses PIX, as the hosted page does.
-        unwrap(await colibri.api.POST('/pay/{checkout_id}/attempts', { params: { path: { checkout_id: session.checkout_id } }, body: { method: 'PIX' } }));
+        // The payer opens the page and chooses PIX, as the hosted page does. That call is the page's own
+        // (public, in the operator and internal reference), not the merchant API's, so the SDK has no type for it.
+        const attempt = await fetch(`${colibri.baseUrl}/pay/${encodeURIComponent(session.checkout_id)}/attempts`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ method: 'PIX' }),
+        });
+        if (!attempt.ok) throw new Error(`POST /pay/${session.checkout_id}/attempts answered ${attempt.status}: ${await attempt.text()}`);
         current = await until(`checkout ${session.checkout_id}`, () => colibri.checkout.get(session.checkout_id), (c) => c.payments.length > 0);
       }
       await colibri.sandbox.pay(current.payments[0]!.payment_token);

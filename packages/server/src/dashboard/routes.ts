@@ -46,6 +46,7 @@ import { registerDashboardBalance } from './balance-routes';
 import { registerDashboardDisputes } from './dispute-routes';
 import { registerDashboardSettlements } from './settlement-routes';
 import { listCheckouts, listPayments, listPayouts, overview } from './queries';
+import { DEFAULT_TIME_ZONE, setMerchantTimeZone } from './time-zone';
 import { closeSession, csrfMatches, openSession, resumeSession, SESSION_COOKIE, type DashboardSession } from './sessions';
 
 declare module 'fastify' {
@@ -108,13 +109,14 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
 
     registerPage(scope, ctx);
 
-    const sessionView = (session: DashboardSession, merchant: { id: string; name: string }) => ({
-      merchant,
+    const sessionView = (session: DashboardSession, merchant: { id: string; name: string; time_zone: string | null }) => ({
+      merchant: { id: merchant.id, name: merchant.name },
       mode: ctx.config.mode,
+      time_zone: merchant.time_zone ?? DEFAULT_TIME_ZONE,
       csrf_token: session.csrfToken,
       expires_at: session.expiresAt.toISOString(),
     });
-    const merchantOf = (merchantId: string) => ctx.db.selectFrom('merchants').select(['id', 'name']).where('id', '=', merchantId).executeTakeFirstOrThrow();
+    const merchantOf = (merchantId: string) => ctx.db.selectFrom('merchants').select(['id', 'name', 'time_zone']).where('id', '=', merchantId).executeTakeFirstOrThrow();
 
     scope.post(
       `${API}/session`,
@@ -139,6 +141,11 @@ export async function registerDashboardRoutes(app: App, ctx: AppContext, options
       const session = sessions.get(request)!;
       return sessionView(session, await merchantOf(session.merchantId));
     });
+
+    // The merchant's time zone, in which the page shows times (time-zone.ts).
+    scope.put(`${API}/settings`, { schema: { body: Type.Object({ time_zone: Type.String({ minLength: 1, maxLength: 64 }) }) } }, async (request) => ({
+      time_zone: await setMerchantTimeZone(ctx.db, principalOf(request).merchantId, request.body.time_zone),
+    }));
 
     scope.delete(`${API}/session`, async (request, reply) => {
       await closeSession(ctx.db, request.cookies[SESSION_COOKIE]);
@@ -304,7 +311,8 @@ function registerPage(scope: App, ctx: AppContext): void {
 }
 
 function registerSandboxControls(scope: App, ctx: AppContext, background: BackgroundSweep | undefined): void {
-  scope.get(`${API}/sandbox/clock`, async (request) => ({ now: (await merchantNow(ctx.db, principalOf(request).merchantId)).toISOString() }));
+  // Both clocks, so the page can say each: the merchant's (the sandbox clock) and real time.
+  scope.get(`${API}/sandbox/clock`, async (request) => ({ now: (await merchantNow(ctx.db, principalOf(request).merchantId)).toISOString(), real_now: new Date().toISOString() }));
   scope.post(
     `${API}/sandbox/clock/advance`,
     { schema: { body: Type.Object({ seconds: Type.Integer({ minimum: 0, maximum: 10 * 366 * 86_400 }) }) } },

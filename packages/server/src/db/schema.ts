@@ -35,6 +35,8 @@ export interface MerchantsTable {
   clock_offset_ms: Generated<bigint>;
   /** Business days from a boleto's generation to its due date (docs/checkout.md, Boleto). */
   boleto_due_business_days: Generated<number>;
+  /** IANA time zone the dashboard shows times in; null: America/Sao_Paulo (docs/dashboard.md). */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 

@@ -126,7 +126,8 @@ const TAGS: Readonly<Record<string, string>> = {
   Authentication: 'Access tokens from an API key and secret.',
   Admin: 'Merchants, fee plans and settlement holds (admin token).',
   'Persons and cards': 'The vault: payers and their stored cards.',
-  Payments: 'Card payments: sendPayment, capture, cancel, transaction details.',
+  Payments: 'Card payments: sendPayment, capture, cancel, the list of payments, installments.',
+  'Transaction details': "One payment with its history, fees, FX and refunds: the spec's Transaction details.",
   Checkout: 'Hosted checkout sessions.',
   'Checkout page': 'The public hosted checkout page and its calls.',
   Refunds: 'Refunds of paid payments.',
@@ -138,6 +139,7 @@ const TAGS: Readonly<Record<string, string>> = {
   Reports: 'Saved reports and their export.',
   Callbacks: 'Events, their callbacks, the webhook endpoints, the event stream and the signing secrets.',
   Sandbox: 'Sandbox controls (sandbox mode only).',
+  Connectors: "Processors' notifications to Colibri, signed by the processor.",
 };
 
 const ERROR_BODY = '#/components/schemas/ErrorBody';

@@ -322,6 +322,7 @@ export const ERRORS = define({
   DASHBOARD_CSRF_INVALID: { code: '08.01.0001', status: 403, description: 'X-CSRF-Token: missing or not the token of this dashboard session; reload the dashboard.' },
   DASHBOARD_ORIGIN_REFUSED: { code: '08.01.0002', status: 403, description: 'Origin: the dashboard accepts changes only from its own pages.' },
   DASHBOARD_PERIOD_INVALID: { code: '08.02.0001', status: 400, description: 'from: must not be later than to, and the period spans at most 366 days.' },
+  DASHBOARD_TIME_ZONE_INVALID: { code: '08.03.0001', status: 400, description: 'time_zone: not a time zone this service knows; give an IANA name such as America/Sao_Paulo, or UTC.' },
 
   // 10 — balances and settlements (docs/balance-and-settlements.md). 10.01–10.04 are left to the balance and
   // its availability schedule; 10.05: settlement lookups; 10.06: settlement settings.

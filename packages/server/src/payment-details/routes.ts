@@ -14,7 +14,7 @@ export function registerPaymentDetailsRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         summary: 'Details of one transaction',
-        tags: ['Payments'],
+        tags: ['Transaction details'],
         params: PaymentTokenParams,
         response: { 200: TransactionDetailsResponse, ...errorResponses(401, 404) },
       },

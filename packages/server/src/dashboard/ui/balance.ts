@@ -2,7 +2,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import type { BalanceType } from '../../ledger/ledger';
 import { query, type Json } from './api';
-import { Loading, money, Pager, Table, useJson, useLocale, when, type Locale } from './components';
+import { ClockNote, Loading, money, Pager, Table, useJson, useLocale, when, type Locale } from './components';
 import { BALANCE_STRINGS, formatDay, type BalanceStrings } from './balance-i18n';
 import { ChartCard } from './overview';
 import { Settlements } from './settlements';
@@ -151,6 +151,7 @@ export function BalancePage() {
   const { t } = useLocale();
   const [data, error] = useJson('/balance');
   return html`<h1>${t.balance}</h1>
+    <${ClockNote} clock="merchant" />
     ${data
       ? html`<${Figures} balances=${data.balances} />
           <${Upcoming} upcoming=${data.upcoming} days=${data.horizon_days} />`

@@ -2,12 +2,19 @@ import { createContext } from 'preact';
 import { html } from 'htm/preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Json } from './api';
+import { CLOCK_STRINGS, zoneName } from './clock-i18n';
 import { formatMoney, formatWhen, type Language, type Strings } from './i18n';
+import { label } from './labels';
 
-/** The language and its words, given to every view. */
+/**
+ * The language and its words, given to every view, with the merchant's time zone (in which every time
+ * shows) and whether the service is in sandbox mode (where the merchant clock can run ahead).
+ */
 export interface Locale {
   readonly lang: Language;
   readonly t: Strings;
+  readonly zone: string;
+  readonly sandbox: boolean;
 }
 export const LocaleContext = createContext<Locale>(undefined as unknown as Locale);
 export const useLocale = (): Locale => useContext(LocaleContext);
@@ -17,8 +24,33 @@ export function money(locale: Locale, amount: string | number | null | undefined
   return formatMoney(locale.lang, amount, currency);
 }
 
+/** A time in the merchant's time zone, with its offset. */
 export function when(locale: Locale, iso: string | null | undefined): string {
-  return formatWhen(locale.lang, iso);
+  return formatWhen(locale.lang, iso, locale.zone);
+}
+
+/**
+ * Which clock a page's times are on, said under its heading: the merchant clock (called the sandbox
+ * clock in sandbox mode, where it can run ahead of real time) or real time (callbacks).
+ */
+export function ClockNote({ clock }: { clock: 'merchant' | 'real' }) {
+  const locale = useLocale();
+  const c = CLOCK_STRINGS[locale.lang];
+  const name = clock === 'real' ? c.realTime : locale.sandbox ? c.sandboxClock : c.merchantClock;
+  return html`<p class="clock-note muted" data-clock=${clock === 'real' ? 'real' : locale.sandbox ? 'sandbox' : 'merchant'}>${c.clockNote(name, zoneName(locale.lang, locale.zone))}</p>`;
+}
+
+/** A code (a method, an event type…) in the reader's words, the code kept as its title. */
+export function Code({ code }: { code: string | null | undefined }) {
+  const { lang } = useLocale();
+  if (!code) return html`—`;
+  return html`<span class="code-label" title=${code} data-code=${code}>${label(lang, code)}</span>`;
+}
+
+/** The options of a filter over codes: the reader's words shown, the code sent. */
+export function CodeOptions({ codes }: { codes: readonly string[] }) {
+  const { lang } = useLocale();
+  return codes.map((code) => html`<option value=${code}>${label(lang, code)}</option>`);
 }
 
 /** Goes to a dashboard address (hash routing: the server serves one page). */
@@ -53,8 +85,10 @@ export function Loading({ error }: { error?: string | undefined }) {
   return error ? html`<p class="error" role="alert">${error}</p>` : html`<p aria-live="polite">${t.loading}</p>`;
 }
 
+/** A status in the reader's words, coloured by its code, which stays as its title and data-code. */
 export function StatusBadge({ status }: { status: string }) {
-  return html`<span class=${`badge status-${String(status).toLowerCase()}`}>${status}</span>`;
+  const { lang } = useLocale();
+  return html`<span class=${`badge status-${String(status).toLowerCase()}`} title=${status} data-code=${status}>${label(lang, status)}</span>`;
 }
 
 /** Page controls of a list: previous, "page n of m", next. */
@@ -117,9 +151,12 @@ export function Confirm({
   </dialog>`;
 }
 
-/** A table inside a scrolling box, so a wide table never widens the page on a phone. */
-export function Table({ caption, head, children }: { caption: string; head: string[]; children: unknown }) {
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption}>
+/**
+ * A table inside a scrolling box, so a wide table never widens the page on a phone. A `stacked` table
+ * shows each row as a card on a phone instead, each cell under its column's name (its `data-label`).
+ */
+export function Table({ caption, head, children, stacked }: { caption: string; head: string[]; children: unknown; stacked?: boolean }) {
+  return html`<div class=${stacked ? 'table-wrap stacked' : 'table-wrap'} tabindex="0" role="region" aria-label=${caption}>
     <table>
       <caption class="visually-hidden">${caption}</caption>
       <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>

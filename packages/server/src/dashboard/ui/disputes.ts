@@ -2,7 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { EVIDENCE_FILE_KINDS, EVIDENCE_FILE_MAX_BYTES, EVIDENCE_TEXT_FIELDS, EVIDENCE_TEXT_MAX } from '../../disputes/evidence-fields';
 import { api, errorCodes, upload, type Json } from './api';
-import { Confirm, Facts, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when, type Locale } from './components';
+import { ClockNote, Confirm, Facts, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when, type Locale } from './components';
 import { DISPUTE_STRINGS, type DisputeStrings } from './dispute-i18n';
 import { StatusFilter, usePagedList } from './lists';
 
@@ -88,6 +88,7 @@ export function DisputeList() {
   }
   return html`<h1>${t.disputes}</h1>
     <${StatusFilter} statuses=${STATUSES} value=${list.status} onChange=${list.setStatus} />
+    <${ClockNote} clock="merchant" />
     ${body}`;
 }
 
@@ -269,6 +270,7 @@ export function DisputePage({ id, sandbox }: { id: string; sandbox: boolean }) {
 
   return html`${back}
     <h1>${d.dispute} ${data.reference_id} <${StatusBadge} status=${data.status} /></h1>
+    <${ClockNote} clock="merchant" />
     ${open ? html`<p class="deadline-line">${d.deadline}: <${Deadline} dispute=${data} clock=${clock} /></p>` : null}
     ${notice ? html`<p class=${notice.ok ? 'notice' : 'error'} role=${notice.ok ? 'status' : 'alert'}>${notice.text}</p>` : null}
     ${open

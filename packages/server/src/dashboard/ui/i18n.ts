@@ -408,10 +408,15 @@ export function formatMoney(language: Language, amount: string | number, currenc
   }
 }
 
-export function formatWhen(language: Language, iso: string | null | undefined): string {
+/**
+ * A time in the reader's language, in the merchant's time zone, with the zone's offset said ("GMT-3"),
+ * so no time on the page is without its zone. Timestamps of the API without a zone are UTC.
+ */
+export function formatWhen(language: Language, iso: string | null | undefined, timeZone = 'UTC'): string {
   if (!iso) return '—';
-  // Timestamps of the API without a zone are UTC.
   const date = new Date(/Z|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso.replace(' ', 'T')}Z`);
   if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(language, { dateStyle: 'short', timeStyle: 'medium', timeZone: 'UTC' }).format(date) + ' UTC';
+  return new Intl.DateTimeFormat(language, {
+    year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone, timeZoneName: 'shortOffset',
+  }).format(date);
 }

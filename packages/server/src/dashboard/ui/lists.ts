@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { query, type Json } from './api';
-import { Facts, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when } from './components';
+import { ClockNote, Code, CodeOptions, Facts, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when } from './components';
 
 /** A status filter over a paged list; the page number is local state. */
 export function usePagedList(path: string) {
@@ -17,7 +17,7 @@ export function StatusFilter({ statuses, value, onChange }: { statuses: string[]
     <label>${t.status}
       <select value=${value} onChange=${(e: Event) => onChange((e.target as HTMLSelectElement).value)}>
         <option value="">${t.any}</option>
-        ${statuses.map((s) => html`<option value=${s}>${s}</option>`)}
+        <${CodeOptions} codes=${statuses} />
       </select>
     </label>
   </form>`;
@@ -29,6 +29,7 @@ export function CheckoutList() {
   const list = usePagedList('/checkouts');
   return html`<h1>${t.checkouts}</h1>
     <${StatusFilter} statuses=${['CREATED', 'PROCESSING', 'PAID', 'CANCELED', 'ERROR']} value=${list.status} onChange=${list.setStatus} />
+    <${ClockNote} clock="merchant" />
     ${!list.data
       ? html`<${Loading} error=${list.error} />`
       : html`<${Table} caption=${t.checkouts} head=${[t.reference, t.status, t.method, t.amount, t.attempts, t.created]}>
@@ -36,7 +37,7 @@ export function CheckoutList() {
               (c: Json) => html`<tr>
                 <td><a href=${`#/checkouts/${c.checkout_id}`}>${c.reference_id}</a></td>
                 <td><${StatusBadge} status=${c.status} /></td>
-                <td>${c.methods.join(', ')}</td>
+                <td>${c.methods.map((m: string, i: number) => html`${i > 0 ? ', ' : ''}<${Code} code=${m} />`)}</td>
                 <td class="num">${money(locale, c.amount, c.currency)}</td>
                 <td class="num">${c.attempts}</td>
                 <td>${when(locale, c.created_at)}</td>
@@ -57,7 +58,7 @@ export function CheckoutPage({ id }: { id: string }) {
       <${Facts}
         items=${[
           ['ID', html`<code>${data.checkout_id}</code>`],
-          [t.method, data.methods.join(', ')],
+          [t.method, data.methods.map((m: string, i: number) => html`${i > 0 ? ', ' : ''}<${Code} code=${m} />`)],
           [t.amount, money(locale, data.amount, data.asset)],
           [t.expires, when(locale, data.expires_at)],
         ]}
@@ -66,7 +67,7 @@ export function CheckoutPage({ id }: { id: string }) {
     <h2>${t.payments}</h2>
     <${Table} caption=${t.payments} head=${[t.token, t.method, t.status]}>
       ${data.payments.map(
-        (p: Json) => html`<tr><td><a href=${`#/payments/${p.payment_token}`}><code>${p.payment_token}</code></a></td><td>${p.method}</td><td><${StatusBadge} status=${p.transaction_status} /></td></tr>`,
+        (p: Json) => html`<tr><td><a href=${`#/payments/${p.payment_token}`}><code>${p.payment_token}</code></a></td><td><${Code} code=${p.method} /></td><td><${StatusBadge} status=${p.transaction_status} /></td></tr>`,
       )}
     <//>`;
 }
@@ -77,6 +78,7 @@ export function SubscriptionList() {
   const list = usePagedList('/subscriptions');
   return html`<h1>${t.subscriptions}</h1>
     <${StatusFilter} statuses=${['ACTIVE', 'PAST_DUE', 'CANCELED']} value=${list.status} onChange=${list.setStatus} />
+    <${ClockNote} clock="merchant" />
     ${!list.data
       ? html`<${Loading} error=${list.error} />`
       : html`<${Table} caption=${t.subscriptions} head=${[t.reference, t.status, t.amount, t.interval, t.nextDue, t.created]}>
@@ -122,7 +124,7 @@ export function SubscriptionPage({ id }: { id: string }) {
           <td><${StatusBadge} status=${c.status} /></td>
           <td class="num">${money(locale, c.amount, c.asset)}</td>
           <td class="num">${c.attempts}</td>
-          <td>${c.transaction_id ? html`<a href=${`#/payments/${c.transaction_id}`}>${c.transaction_status ?? c.transaction_id}</a>` : t.none}</td>
+          <td>${c.transaction_id ? html`<a href=${`#/payments/${c.transaction_id}`}>${c.transaction_status ? html`<${StatusBadge} status=${c.transaction_status} />` : c.transaction_id}</a>` : t.none}</td>
         </tr>`,
       )}
     <//>
@@ -135,6 +137,7 @@ export function PayoutList() {
   const list = usePagedList('/payouts');
   return html`<h1>${t.payouts}</h1>
     <${StatusFilter} statuses=${['CREATED', 'PROCESSING', 'PAID', 'REJECTED', 'CANCELED']} value=${list.status} onChange=${list.setStatus} />
+    <${ClockNote} clock="merchant" />
     ${!list.data
       ? html`<${Loading} error=${list.error} />`
       : html`<${Table} caption=${t.payouts} head=${[t.reference, t.status, t.recipient, t.country, t.amount, t.created]}>

@@ -4,6 +4,7 @@ import { api, ApiFailure, setCsrfToken, whenSignedOut } from './api';
 import { Callbacks } from './callbacks';
 import { BalancePage } from './balance';
 import { LocaleContext, useLocale } from './components';
+import { CLOCK_STRINGS, TIME_ZONES, zoneName } from './clock-i18n';
 import { initialLanguage, LANGUAGES, saveLanguage, type Language } from './i18n';
 import { DisputeList, DisputePage } from './disputes';
 import { CheckoutList, CheckoutPage, PayoutList, PayoutPage, SubscriptionList, SubscriptionPage } from './lists';
@@ -17,6 +18,8 @@ import { SandboxControls } from './sandbox';
 interface Session {
   merchant: { id: string; name: string };
   mode: 'sandbox' | 'live';
+  /** The merchant's time zone (dashboard/time-zone.ts): every time on the page shows in it. */
+  time_zone: string;
   csrf_token: string;
 }
 
@@ -134,8 +137,10 @@ function App({ early }: { early: EarlyForm }) {
   const [session, setSession] = useState<Session | null | undefined>(early.signedOut ? null : undefined);
   const [expired, setExpired] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [zoneNotice, setZoneNotice] = useState<string>();
   const route = useRoute();
   const t = LANGUAGES[language];
+  const c = CLOCK_STRINGS[language];
 
   useEffect(() => {
     saveLanguage(language);
@@ -174,6 +179,19 @@ function App({ early }: { early: EarlyForm }) {
     </select>
   </label>`;
 
+  // The merchant's zone is kept by the server, so every user and browser of the merchant sees the same times.
+  const changeZone = async (zone: string) => {
+    const answer = await api<{ time_zone: string }>('PUT', '/settings', { time_zone: zone });
+    if (session) setSession({ ...session, time_zone: answer.time_zone });
+    setZoneNotice(c.zoneSaved(zoneName(language, answer.time_zone)));
+  };
+  const zonePicker = (zone: string) => html`<label class="zone">
+    <span>${c.timeZone}</span>
+    <select aria-label=${c.timeZone} value=${zone} onChange=${(e: Event) => changeZone((e.target as HTMLSelectElement).value)}>
+      ${[...new Set([zone, ...TIME_ZONES, Intl.DateTimeFormat().resolvedOptions().timeZone])].map((z) => html`<option value=${z}>${zoneName(language, z)}</option>`)}
+    </select>
+  </label>`;
+
   let body;
   if (session === undefined) body = html`<main><p aria-live="polite">${t.loading}</p></main>`;
   else if (session === null) body = html`<header class="top"><span class="brand">Colibri</span>${languagePicker}</header><${SignIn} onSignedIn=${signedIn} expired=${expired} early=${early} />`;
@@ -205,12 +223,15 @@ function App({ early }: { early: EarlyForm }) {
             </ul>
           </nav>
           ${languagePicker}
+          ${zonePicker(session.time_zone)}
           <button type="button" class="sign-out" onClick=${signOut}>${t.signOut}</button>
         </div>
       </header>
+      ${zoneNotice ? html`<p class="notice zone-notice" role="status">${zoneNotice}</p>` : null}
       <main id="main" tabindex="-1"><${View} route=${route} sandbox=${sandbox} /></main>`;
   }
-  return html`<${LocaleContext.Provider} value=${{ lang: language, t }}>${body}<//>`;
+  const locale = { lang: language, t, zone: session?.time_zone ?? 'America/Sao_Paulo', sandbox: session?.mode === 'sandbox' };
+  return html`<${LocaleContext.Provider} value=${locale}>${body}<//>`;
 }
 
 /** Headings receive focus on navigation; they take it without showing in the tab order. */

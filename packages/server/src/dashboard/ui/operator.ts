@@ -285,5 +285,5 @@ export function OperatorApp() {
         </header>
         <main id="main" tabindex="-1">${path[0] === 'runs' && path[1] ? html`<${RunPage} id=${path[1]} params=${params} />` : html`<${RunList} />`}</main>`
     : html`<header class="top"><span class="brand">Colibri</span>${picker}</header><${SignIn} onSignedIn=${() => setSignedIn(true)} />`;
-  return html`<${LocaleContext.Provider} value=${{ lang: language, t: LANGUAGES[language] }}>${body}<//>`;
+  return html`<${LocaleContext.Provider} value=${{ lang: language, t: LANGUAGES[language], zone: 'UTC', sandbox: false }}>${body}<//>`;
 }

@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api, query, type Json } from './api';
-import { Confirm, Facts, go, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when } from './components';
+import { ClockNote, Code, CodeOptions, Confirm, Facts, go, Loading, money, Pager, StatusBadge, Table, useJson, useLocale, when } from './components';
+import { label } from './labels';
 
 const STATUSES = ['CREATED', 'PROCESSING', 'PRE_AUTHORIZED', 'PAID', 'DECLINED', 'CANCELED', 'EXPIRED', 'ERROR', 'REFUNDED', 'PARTIALLY_REFUNDED'];
 const METHODS = ['CREDITCARD', 'DEBITCARD', 'PIX', 'BOLETO'];
@@ -32,13 +33,13 @@ export function PaymentList({ params }: { params: URLSearchParams }) {
       <label>${t.status}
         <select name="status" value=${filters.status}>
           <option value="">${t.any}</option>
-          ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+          <${CodeOptions} codes=${STATUSES} />
         </select>
       </label>
       <label>${t.method}
         <select name="method" value=${filters.method}>
           <option value="">${t.any}</option>
-          ${METHODS.map((s) => html`<option value=${s}>${s}</option>`)}
+          <${CodeOptions} codes=${METHODS} />
         </select>
       </label>
       <label>${t.from} <input type="date" name="from" value=${filters.from} /></label>
@@ -47,15 +48,16 @@ export function PaymentList({ params }: { params: URLSearchParams }) {
     </form>
     ${!data
       ? html`<${Loading} error=${error} />`
-      : html`<${Table} caption=${t.payments} head=${[t.reference, t.status, t.method, t.amount, t.created, t.token]}>
+      : html`<${ClockNote} clock="merchant" />
+          <${Table} caption=${t.payments} head=${[t.reference, t.status, t.amount, t.method, t.created, t.token]} stacked=${true}>
             ${data.rows.map(
-              (p: Json) => html`<tr>
-                <td><a href=${`#/payments/${p.payment_token}`}>${p.reference_id}</a></td>
-                <td><${StatusBadge} status=${p.status} /></td>
-                <td>${p.method}</td>
-                <td class="num">${money(locale, p.amount, p.currency)}</td>
-                <td>${when(locale, p.created_at)}</td>
-                <td><code>${p.payment_token}</code></td>
+              (p: Json) => html`<tr data-payment-token=${p.payment_token}>
+                <td data-label=${t.reference} class="primary-cell"><a href=${`#/payments/${p.payment_token}`}>${p.reference_id}</a></td>
+                <td data-label=${t.status}><${StatusBadge} status=${p.status} /></td>
+                <td data-label=${t.amount} class="num">${money(locale, p.amount, p.currency)}</td>
+                <td data-label=${t.method}><${Code} code=${p.method} /></td>
+                <td data-label=${t.created}><time datetime=${p.created_at}>${when(locale, p.created_at)}</time></td>
+                <td data-label=${t.token} class="token-cell"><code>${p.payment_token}</code></td>
               </tr>`,
             )}
           <//>
@@ -93,7 +95,7 @@ export function PaymentPage({ token }: { token: string }) {
     const pixKey = String(form.get('pix_key') ?? '').trim();
     if (pixKey) body.pix_key = pixKey;
     const answer = await api('POST', path, kind === 'cancel' ? undefined : body);
-    setNotice(kind === 'refund' ? t.refundRequested(answer.refund_status) : `${t.done} ${answer.transaction_status ?? ''}`);
+    setNotice(kind === 'refund' ? t.refundRequested(label(locale.lang, answer.refund_status)) : `${t.done} ${label(locale.lang, answer.transaction_status ?? '')}`);
     reload();
   };
   let dialog = null;
@@ -115,6 +117,7 @@ export function PaymentPage({ token }: { token: string }) {
   return html`<p><a href="#/payments">← ${t.back}</a></p>
     <h1>${t.payment} ${g.external_id} <${StatusBadge} status=${status} /></h1>
     ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
+    <${ClockNote} clock="merchant" />
     <div class="actions">
       ${status === 'PRE_AUTHORIZED' ? html`<button type="button" class="primary" onClick=${() => setAction('capture')}>${t.capture}</button>` : null}
       ${status === 'PRE_AUTHORIZED' ? html`<button type="button" class="danger" onClick=${() => setAction('cancel')}>${t.cancel}</button>` : null}
@@ -127,7 +130,7 @@ export function PaymentPage({ token }: { token: string }) {
         <${Facts}
           items=${[
             [t.token, html`<code>${g.transaction_id}</code>`],
-            [t.method, p.order_method],
+            [t.method, html`<${Code} code=${p.order_method} />`],
             [t.amount, money(locale, p.payment_amount, currency)],
             [t.refunded, money(locale, p.refunded_amount, currency)],
             [t.card, p.card_number],

@@ -1,7 +1,9 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api';
-import { useJson, useLocale, when } from './components';
+import { CLOCK_STRINGS } from './clock-i18n';
+import { ClockNote, useJson, useLocale, when } from './components';
+import { label } from './labels';
 import { DISPUTE_STRINGS } from './dispute-i18n';
 
 const OPERATIONS = ['verifyCard', 'authorize', 'capture', 'cancel', 'refund', 'payout'];
@@ -28,8 +30,11 @@ export function SandboxControls() {
   const locale = useLocale();
   const { t } = locale;
   const d = DISPUTE_STRINGS[locale.lang];
+  const c = CLOCK_STRINGS[locale.lang];
   const [clock, , reloadClock] = useJson('/sandbox/clock');
   return html`<h1>${t.sandboxControls}</h1>
+    <p class="muted">${c.sandboxRule}</p>
+    <${ClockNote} clock="merchant" />
     <div class="grid">
       <${ActionForm}
         id="sandbox-clock"
@@ -38,10 +43,11 @@ export function SandboxControls() {
           const seconds = Number(form.get('days') || 0) * 86_400 + Number(form.get('hours') || 0) * 3_600;
           const answer = await api('POST', '/sandbox/clock/advance', { seconds });
           reloadClock();
-          return `${t.clock}: ${when(locale, answer.now)}`;
+          return `${c.sandboxClock}: ${when(locale, answer.now)}`;
         }}
       >
-        <p>${t.clock}: <strong>${clock ? when(locale, clock.now) : t.loading}</strong></p>
+        <p>${c.sandboxClock}: <strong class="sandbox-now">${clock ? when(locale, clock.now) : t.loading}</strong></p>
+        <p>${c.realNow}: <strong class="real-now">${clock ? when(locale, clock.real_now) : t.loading}</strong></p>
         <label>${t.days} <input name="days" type="number" min="0" max="3650" defaultValue="1" /></label>
         <label>${t.hours} <input name="hours" type="number" min="0" max="23" defaultValue="0" /></label>
         <button type="submit" class="primary">${t.advance}</button>
@@ -52,7 +58,7 @@ export function SandboxControls() {
         action=${async (form: FormData) => {
           const token = String(form.get('payment_token') ?? '').trim();
           const answer = await api('POST', `/sandbox/payments/${encodeURIComponent(token)}/pay`);
-          return `${answer.method}: ${answer.transaction_status}`;
+          return `${label(locale.lang, answer.method)}: ${label(locale.lang, answer.transaction_status)}`;
         }}
       >
         <label>${t.paymentToken} <input name="payment_token" required maxlength="64" /></label>

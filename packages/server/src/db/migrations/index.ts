@@ -34,6 +34,7 @@ import * as paymentIpCountry from './0038-payment-ip-country';
 import * as externalAuthentications from './0039-external-authentications';
 import * as paymentsByReference from './0042-payments-by-reference';
 import * as boletoPayer from './0044-boleto-payer';
+import * as merchantTimeZone from './0045-merchant-time-zone';
 import * as payoutDispatches from './0037-payout-dispatches';
 import * as webhookEndpoints from './0043-webhook-endpoints';
 
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '0037-payout-dispatches': payoutDispatches,
   '0043-webhook-endpoints': webhookEndpoints,
   '0044-boleto-payer': boletoPayer,
+  '0045-merchant-time-zone': merchantTimeZone,
 };
