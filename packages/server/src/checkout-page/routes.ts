@@ -4,9 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { merchantNow } from '../clock/merchant-clock';
 import type { App, AppContext } from '../context';
 import { loadCheckout } from '../checkout/get-checkout';
-import { payWithCard } from '../checkout/pay-with-card';
+import { payerCardFieldChecks, payWithCard } from '../checkout/pay-with-card';
 import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, DebitAttemptBody, DebitAttemptResponse, PublicStatusResponse } from '../checkout/schemas';
-import { completeDebitAttempt, startDebitAttempt, type DebitAnswer } from '../checkout/pay-with-debit';
+import { completeDebitAttempt, debitFieldChecks, startDebitAttempt, type DebitAnswer } from '../checkout/pay-with-debit';
 import { startCodeAttempt } from '../checkout/start-attempt';
 import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
 import { errorResponses } from '../http/schema-kit';
@@ -133,7 +133,8 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/debit',
     {
-      config: PUBLIC,
+      // A malformed e-mail and a wrong CPF, card number or phone are told together, not one request after the other.
+      config: { ...PUBLIC, fieldChecks: (body: unknown) => debitFieldChecks(body) },
       onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay a checkout session by debit card with 3DS (the page debit form)',
@@ -166,7 +167,7 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/card',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, fieldChecks: (body: unknown) => payerCardFieldChecks(body) },
       onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay a checkout session by card (the page card form)',
