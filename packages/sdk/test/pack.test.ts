@@ -22,7 +22,7 @@ const SDK = new URL('../', import.meta.url).pathname;
 // npm run from a script passes its settings down as npm_config_*; the fresh project must not inherit them.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')));
 
-const CONSUMER = `import { Colibri, ColibriError, ERROR_CODES, verifyCallback, type Schemas } from '@colibri/sdk';
+const CONSUMER = `import { Colibri, ColibriError, ERROR_CODES, UnprocessableError, ValidationError, verifyCallback, type Schemas } from '@colibri/sdk';
 
 // No @types/node: the package's declarations must stand on the standard library and fetch's types alone.
 declare const process: { argv: string[] };
@@ -36,18 +36,30 @@ const session: Schemas['CheckoutSession'] = await colibri.checkout.generate({
 const status: 'CREATED' | 'PROCESSING' | 'PAID' | 'CANCELED' | 'ERROR' = session.status;
 
 let code: string | undefined;
+let family: string | undefined;
 try {
-  await colibri.checkout.generate({ amount: '0.50', asset: 'BRL', referenceId: 'packed-2', contractId, method: 'PIX' });
+  await colibri.checkout.generate({ amount: '0.50', asset: 'BRL', referenceId: 'packed-2', contractId, method: 'PIX' }, { idempotencyKey: 'packed-2-checkout', timeoutMs: 10_000 });
 } catch (error) {
   if (!(error instanceof ColibriError)) throw error;
   code = error.codes[0];
+  family = error instanceof ValidationError ? 'validation' : error instanceof UnprocessableError ? 'unprocessable' : error.name;
 }
 
 // @ts-expect-error: the types are the API's, not any: a session without its required fields is a type error.
 void (() => colibri.checkout.generate({ amount: '1.00' }));
 
-console.log(JSON.stringify({ status, pix: session.payment?.pix?.br_code?.slice(0, 6), code, below: ERROR_CODES.AMOUNT_BELOW_MINIMUM, verify: typeof verifyCallback }));
+console.log(JSON.stringify({ status, pix: session.payment?.pix?.br_code?.slice(0, 6), code, family, below: ERROR_CODES.AMOUNT_BELOW_MINIMUM, verify: typeof verifyCallback }));
 `;
+
+const PLAIN_BODY = `const [baseUrl, apiKey, apiSecret] = process.argv.slice(2);
+const colibri = new sdk.Colibri({ baseUrl, apiKey, apiSecret });
+const me = await colibri.me();
+const notFound = await colibri.refunds.get(987654321).catch((e) => e);
+const aborted = await colibri.me({ signal: AbortSignal.abort() }).catch((e) => e);
+console.log(JSON.stringify({ merchant: me.merchant_id, notFound: [notFound.name, notFound.status, notFound instanceof sdk.ApiError], aborted: [aborted.name, aborted instanceof sdk.ColibriAbortError] }));
+`;
+const PLAIN_ESM = `import * as sdk from '@colibri/sdk';\n${PLAIN_BODY}`;
+const PLAIN_CJS = `const sdk = require('@colibri/sdk');\n(async () => {\n${PLAIN_BODY}})().catch((e) => { console.error(e); process.exit(1); });\n`;
 
 describe('the SDK as npm packs it', () => {
   let service: TestService;
@@ -101,6 +113,15 @@ describe('the SDK as npm packs it', () => {
 
     const merchant = await service.merchant('Packed Shop');
     const out = await run('node', [join(project, 'out', 'consumer.js'), service.baseUrl, merchant.api_key, merchant.api_secret, merchant.contract_id], { cwd: project, env });
-    expect(JSON.parse(out.stdout)).toEqual({ status: 'PROCESSING', pix: '000201', code: '00.04.0002', below: '00.04.0002', verify: 'function' });
+    expect(JSON.parse(out.stdout)).toMatchObject({ status: 'PROCESSING', pix: '000201', code: '00.04.0002', below: '00.04.0002', verify: 'function' });
+    expect(JSON.parse(out.stdout).family).toBe('validation');
+
+    // Plain Node, no TypeScript: an ES module imports it, and (Node 20.19+ loads ES modules from require) CommonJS requires it.
+    writeFileSync(join(project, 'plain.mjs'), PLAIN_ESM);
+    writeFileSync(join(project, 'plain.cjs'), PLAIN_CJS);
+    for (const file of ['plain.mjs', 'plain.cjs']) {
+      const plain = await run('node', [join(project, file), service.baseUrl, merchant.api_key, merchant.api_secret], { cwd: project, env });
+      expect(JSON.parse(plain.stdout), file).toEqual({ merchant: merchant.merchant_id, notFound: ['NotFoundError', 404, true], aborted: ['AbortError', true] });
+    }
   }, 120_000);
 });

@@ -4,7 +4,23 @@ import { describeEachEngine, type TestMerchant, type TestService } from '../../s
 import { startReceiver } from '../../server/test/callback-receiver';
 import { VALID_CPF } from '../../server/test/fixtures';
 import { generatedFiles } from '../scripts/generated-files';
-import { CallbackVerificationError, Colibri, ColibriConnectionError, ColibriError, ERROR_CODES, verifyCallback, type CallbackEvent } from '../src/index';
+import {
+  ApiError,
+  AuthenticationError,
+  CallbackVerificationError,
+  Colibri,
+  ColibriConnectionError,
+  ColibriError,
+  ERROR_CODES,
+  IdempotencyError,
+  NotFoundError,
+  RateLimitError,
+  ServiceUnavailableError,
+  UnprocessableError,
+  ValidationError,
+  verifyCallback,
+  type CallbackEvent,
+} from '../src/index';
 
 /** Every request the SDK sent, seen at its fetch, for checking the headers it chose. */
 interface Sent {
@@ -125,19 +141,82 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     await expect(down.me()).rejects.toBeInstanceOf(ColibriConnectionError);
   });
 
-  it('throws ColibriError with the catalogue codes', async () => {
+  it('throws the error class of each family, every one a ColibriError (ApiError) with status, codes and body', async () => {
     const merchant = await service().merchant();
     const { colibri } = clientFor(service(), merchant);
-    const error = await colibri.refunds.get(987654321).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ColibriError);
-    expect((error as ColibriError).status).toBe(404);
-    const invalid = await colibri.persons.create({ name: 'X', email: 'not-an-email', tax_id: '111.111.111-11', tax_id_type: 'CPF' }).catch((e: unknown) => e);
-    expect(invalid).toBeInstanceOf(ColibriError);
-    expect((invalid as ColibriError).status).toBe(400);
-    expect((invalid as ColibriError).codes.length).toBeGreaterThan(0);
-    for (const code of (invalid as ColibriError).codes) expect(Object.values(ERROR_CODES)).toContain(code);
+    const missing = await colibri.refunds.get(987654321).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing).toBeInstanceOf(ColibriError);
+    expect(missing).toBeInstanceOf(ApiError);
+    expect(missing).toMatchObject({ name: 'NotFoundError', status: 404 });
+
+    // A malformed e-mail and a wrong CPF: both fields in one 400, named for the form that shows them.
+    const invalid = await colibri.persons.create({ name: 'X', email: 'not-an-email', tax_id: '111.111.111-12', tax_id_type: 'CPF' }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ValidationError);
+    const validation = invalid as ValidationError;
+    expect(validation.status).toBe(400);
+    expect(validation.fieldNames).toEqual(['email', 'tax_id']);
+    expect(validation.fields.map((f) => f.code)).toEqual([ERROR_CODES.FIELD_FORMAT, ERROR_CODES.TAX_ID_INVALID]);
+    expect(validation.body).toMatchObject({ status: 400, errors: validation.errors });
+    for (const code of validation.codes) expect(Object.values(ERROR_CODES)).toContain(code);
+
     const wrongSecret = new Colibri({ baseUrl: service().baseUrl, apiKey: merchant.api_key, apiSecret: 'cs_wrong' });
-    await expect(wrongSecret.me()).rejects.toMatchObject({ name: 'ColibriError', status: 401 });
+    await expect(wrongSecret.me()).rejects.toMatchObject({ name: 'AuthenticationError', status: 401 });
+    await expect(wrongSecret.me()).rejects.toBeInstanceOf(AuthenticationError);
+
+    // 422: a rule of the operation refuses it (only a pre-authorisation can be captured).
+    const ids = await customer(colibri);
+    const payment = await colibri.payments.send({ contract_id: merchant.contract_id, reference_id: 'sdk-families', ...ids, payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 } });
+    await colibri.payments.waitForOutcome(payment.payment_token);
+    const capture = await colibri.payments.capture(payment.payment_token, 10).catch((e: unknown) => e);
+    expect(capture).toBeInstanceOf(UnprocessableError);
+    expect((capture as UnprocessableError).codes).toEqual([ERROR_CODES.NOT_PRE_AUTHORIZED]);
+
+    // 429 and 503 that outlast the retries (the answers stand in for a busy service).
+    const answer = (status: number, code: string, retryAfter: string) => async () =>
+      new Response(JSON.stringify({ status, errors: [{ code, description: 'busy' }] }), { status, headers: { 'content-type': 'application/json', 'retry-after': retryAfter } });
+    const limited = new Colibri({ baseUrl: service().baseUrl, token: merchant.token, maxRetries: 0, fetch: answer(429, ERROR_CODES.RATE_LIMITED, '7') });
+    await expect(limited.me()).rejects.toSatisfy((e: unknown) => e instanceof RateLimitError && e.retryAfterSeconds === 7 && e.status === 429);
+    const down = new Colibri({ baseUrl: service().baseUrl, token: merchant.token, maxRetries: 0, fetch: answer(503, ERROR_CODES.DATABASE_UNAVAILABLE, '1') });
+    await expect(down.me()).rejects.toSatisfy((e: unknown) => e instanceof ServiceUnavailableError && e.retryAfterSeconds === 1 && e.hasCode(ERROR_CODES.DATABASE_UNAVAILABLE));
+  });
+
+  it("replays the first answer to a caller's own idempotencyKey, across two SDK instances (the first one's process crashed)", async () => {
+    const merchant = await service().merchant();
+    const ids = await customer(clientFor(service(), merchant).colibri);
+    const key = `order-4711-payment-${merchant.merchant_id}`;
+    const body = { contract_id: merchant.contract_id, reference_id: 'sdk-own-key', ...ids, payment: { amount: '31.00', method: 'CREDITCARD' as const, asset: 'BRL', installments: 1 } };
+    // The first process: the service takes the payment, and the answer never reaches it (no retries left).
+    const crashed = new Colibri({
+      baseUrl: service().baseUrl,
+      apiKey: merchant.api_key,
+      apiSecret: merchant.api_secret,
+      maxRetries: 0,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        if (new URL(request.url).pathname !== '/checkout/sendPayment') return response;
+        await response.body?.cancel();
+        throw new TypeError('fetch failed (the process died before reading the answer)');
+      },
+    });
+    const lost = await crashed.payments.send(body, { idempotencyKey: key }).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(ColibriConnectionError);
+    expect((lost as ColibriConnectionError).idempotencyKey).toBe(key);
+
+    // The restarted process: another instance, another token, the same key from the merchant's own order.
+    const { colibri: second, sent } = clientFor(service(), merchant);
+    const replayed = await second.payments.send(body, { idempotencyKey: key });
+    expect(sent.find((s) => s.path === '/checkout/sendPayment')!.headers.get('idempotency-key')).toBe(key);
+    const count = await service().ctx.db.selectFrom('payments').select((eb) => eb.fn.countAll<string>().as('n')).where('reference_id', '=', 'sdk-own-key').executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(1);
+    const stored = await service().ctx.db.selectFrom('payments').select('payment_token').where('reference_id', '=', 'sdk-own-key').executeTakeFirstOrThrow();
+    expect(replayed.payment_token).toBe(stored.payment_token);
+    // The key with another body is refused, by its own class.
+    const reused = await second.payments.send({ ...body, reference_id: 'sdk-own-key-2' }, { idempotencyKey: key }).catch((e: unknown) => e);
+    expect(reused).toBeInstanceOf(IdempotencyError);
+    expect(reused).toMatchObject({ status: 422, codes: [ERROR_CODES.IDEMPOTENCY_KEY_REUSED] });
+    // A key the service would refuse is refused before anything is sent.
+    await expect(second.payments.send(body, { idempotencyKey: 'has spaces' })).rejects.toThrow(/idempotencyKey must be 1 to 255 visible ASCII characters/);
   });
 
   it('answers a dispute: sandbox chargeback, listed page by page, evidence, submit, ruling', async () => {
@@ -155,7 +234,7 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     expect((await colibri.disputes.submit(opened.dispute_id)).status).toBe('UNDER_REVIEW');
     expect((await colibri.sandbox.closeDispute(opened.dispute_id, 'WON')).status).toBe('WON');
     expect((await colibri.disputes.get(opened.dispute_id)).evidence.customer_communication).toBe('The payer confirmed the order by e-mail.');
-    await expect(colibri.disputes.accept(opened.dispute_id)).rejects.toMatchObject({ name: 'ColibriError', status: 409, codes: ['09.02.0001'] });
+    await expect(colibri.disputes.accept(opened.dispute_id)).rejects.toMatchObject({ name: 'ConflictError', status: 409, codes: ['09.02.0001'] });
   });
 
   it('finds payments by reference and walks every page, not shifted by payments made meanwhile', async () => {
@@ -191,8 +270,8 @@ describeEachEngine('SDK against a running Colibri', (service) => {
     for await (const settlement of colibri.settlements.all({ size: 1 })) listed.push(settlement);
     expect(listed).toEqual([expect.objectContaining({ amount: 96.24, asset: 'BRL' })]);
     expect((await colibri.settlements.get(listed[0]!.settlement_id)).settlement_id).toBe(listed[0]!.settlement_id);
-    await expect(colibri.settlements.get('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ name: 'ColibriError', status: 404, codes: ['10.05.0001'] });
-    await expect(colibri.settlements.updateSettings({ currencies: [{ asset: 'BRL', destination: { pix_key: 'nope' } }] })).rejects.toMatchObject({ status: 400, codes: ['10.06.0006'] });
+    await expect(colibri.settlements.get('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ name: 'NotFoundError', status: 404, codes: ['10.05.0001'] });
+    await expect(colibri.settlements.updateSettings({ currencies: [{ asset: 'BRL', destination: { pix_key: 'nope' } }] })).rejects.toMatchObject({ name: 'ValidationError', status: 400, codes: ['10.06.0006'] });
   });
 
   it('pages through events, streams them, and verifies a real callback', async () => {

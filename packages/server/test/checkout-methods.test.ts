@@ -286,6 +286,10 @@ describeEachEngine('checkout debit card with 3DS', (service) => {
   it('frictionless pays at once; a challenge is answered inside the page and then pays; unenrolled is refused', async () => {
     const m = await service().merchant();
     const frictionless = await generate(service(), m, { method: 'DEBITCARD', amount: '60.00' });
+    // Every wrong field of the debit form in one answer: the e-mail (the schema's), the CPF, the phone and the card number.
+    const allAtOnce = await service().post(`/pay/${frictionless.checkout_id}/debit`, { ...DEBIT_FORM, email: 'maria@', tax_id: '111.111.111-12', phone: '123', number: '4000000000002702' });
+    expect(allAtOnce.status).toBe(400);
+    expect(allAtOnce.body.errors.map((e: { description: string }) => e.description.split(':')[0])).toEqual(['email', 'tax_id', 'phone', 'number']);
     const sent = await service().post(`/pay/${frictionless.checkout_id}/debit`, { ...DEBIT_FORM, number: '4000000000002701' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     // The debit card pays the payment that generation opened.

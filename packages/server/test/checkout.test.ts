@@ -354,6 +354,17 @@ describeEachEngine('hosted checkout API', (service) => {
     expect(badLuhn.body.errors[0].code).toBe('00.07.0002');
     const badCpf = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, tax_id: '111.111.111-11' });
     expect(badCpf.body.errors[0].code).toBe('00.07.0001');
+    // Every wrong field of the form in one answer: a malformed e-mail (the schema's) does not hide a wrong
+    // CPF or card number (rules beyond it), nor does a wrong CPF hide a wrong card number.
+    const allAtOnce = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, email: 'maria@', tax_id: '111.111.111-12', number: '4111111111111112' });
+    expect(allAtOnce.status).toBe(400);
+    expect(allAtOnce.body.errors.map((e: { code: string; description: string }) => [e.code, e.description.split(':')[0]])).toEqual([
+      ['00.01.0003', 'email'],
+      ['00.07.0001', 'tax_id'],
+      ['00.07.0002', 'number'],
+    ]);
+    const cpfAndCard = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, tax_id: '111.111.111-12', number: '4111111111111112', cvv: '12' });
+    expect(cpfAndCard.body.errors.map((e: { description: string }) => e.description.split(':')[0])).toEqual(['tax_id', 'number', 'cvv']);
     const badInstallments = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, installments: 13 });
     expect(badInstallments.body.errors[0].code).toBe('00.01.0006');
     const verification = await service().post(`/pay/${created.checkout_id}/card`, { ...CARD_FORM, number: '4000000000000127' });

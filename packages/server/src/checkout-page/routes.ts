@@ -4,9 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { merchantNow } from '../clock/merchant-clock';
 import type { App, AppContext } from '../context';
 import { loadCheckout } from '../checkout/get-checkout';
-import { payWithCard } from '../checkout/pay-with-card';
+import { payerCardFieldChecks, payWithCard } from '../checkout/pay-with-card';
 import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, DebitAttemptBody, DebitAttemptResponse, PublicStatusResponse } from '../checkout/schemas';
-import { completeDebitAttempt, startDebitAttempt, type DebitAnswer } from '../checkout/pay-with-debit';
+import { completeDebitAttempt, debitFieldChecks, startDebitAttempt, type DebitAnswer } from '../checkout/pay-with-debit';
 import { startCodeAttempt } from '../checkout/start-attempt';
 import { checkPayer, PAGE_PAYER_FIELDS } from '../checkout/boleto-payer';
 import { ApiError } from '../http/errors';
@@ -140,7 +140,8 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/debit',
     {
-      config: PUBLIC,
+      // A malformed e-mail and a wrong CPF, card number or phone are told together, not one request after the other.
+      config: { ...PUBLIC, fieldChecks: (body: unknown) => debitFieldChecks(body) },
       onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay a checkout session by debit card with 3DS (the page debit form)',
@@ -173,7 +174,7 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/pay/:checkout_id/card',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, fieldChecks: (body: unknown) => payerCardFieldChecks(body) },
       onRequest: limitCardAttempts,
       schema: {
         summary: 'Pay a checkout session by card (the page card form)',

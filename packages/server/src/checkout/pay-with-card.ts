@@ -6,8 +6,9 @@ import { joinCheckout } from '../payments/create-payment';
 import { type PaymentRow } from '../payments/payment-record';
 import { exponentOf } from '../lib/currencies';
 import { sendPayment } from '../payments/send-payment';
-import { createCard, normaliseCard } from '../vault/create-card';
-import { createPerson, normalisePerson } from '../vault/create-person';
+import { cardFieldChecks, createCard } from '../vault/create-card';
+import { createPerson, personFieldChecks } from '../vault/create-person';
+import type { ErrorKey } from '../http/errors';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
 import type { CardAttemptInput } from './schemas';
 import { prepareAttempt } from './start-attempt';
@@ -34,11 +35,11 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
   const merchantId = seen.merchant_id;
   const now = await merchantNow(ctx.db, merchantId);
 
-  const taxIdType = input.tax_id_type ?? (input.tax_id.replace(/[^0-9A-Za-z]/g, '').length === 14 ? 'CNPJ' : 'CPF');
+  const taxIdType = input.tax_id_type ?? taxIdTypeOf(input.tax_id);
   const personBody = { name: input.name, email: input.email, tax_id: input.tax_id, tax_id_type: taxIdType };
   const cardBody = { number: input.number, exp_month: input.exp_month, exp_year: input.exp_year, cvv: input.cvv, holder_name: input.holder_name };
-  normalisePerson(personBody);
-  normaliseCard({ public_person_id: '', ...cardBody }, now);
+  const failures = payerCardFieldChecks(input, now);
+  if (failures.length > 0) throw ApiError.fields(failures);
 
   const previous = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockCheckout(trx, checkoutId);
@@ -107,4 +108,23 @@ export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, paym
     const attached = await updateCheckout(trx, locked, now, { current_payment_token: payment.payment_token, current_payment_status: payment.status, card_attempt_started_at: null });
     return syncCheckout(trx, attached, await merchantNow(trx, seen.merchant_id));
   });
+}
+
+/** The tax id type a form that does not say one means: CNPJ for 14 characters, CPF otherwise. */
+export function taxIdTypeOf(taxId: string): 'CPF' | 'CNPJ' {
+  return taxId.replace(/[^0-9A-Za-z]/g, '').length === 14 ? 'CNPJ' : 'CPF';
+}
+
+/**
+ * The payer's and the card's rules beyond the schema, together, in the order of the form's fields: the
+ * page's card form (and the route's `fieldChecks`, when the schema refused other fields) tells every
+ * wrong field in one answer. The expiry is checked only with `now`, the merchant's clock.
+ * @example payerCardFieldChecks({ name: 'Ana', tax_id: '111.111.111-12', number: '4111111111111112' }) // tax_id and number failures
+ */
+export function payerCardFieldChecks(body: unknown, now?: Date): { key: ErrorKey; description: string }[] {
+  if (body === null || typeof body !== 'object') return [];
+  const { name, tax_id: taxId, tax_id_type: type } = body as Record<string, unknown>;
+  // Only the person's own fields: a debit form's phone follows its own (Brazilian) rule.
+  const person = { name, tax_id: taxId, tax_id_type: type ?? (typeof taxId === 'string' ? taxIdTypeOf(taxId) : undefined) };
+  return [...personFieldChecks(person), ...cardFieldChecks(body, now)];
 }

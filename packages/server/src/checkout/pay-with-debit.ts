@@ -6,10 +6,11 @@ import { dropNotificationUrl } from '../payments/create-payment';
 import type { PaymentRow } from '../payments/payment-record';
 import { payWithAuthentication } from '../three-ds/pay-with-authentication';
 import { startAuthentication } from '../three-ds/start-authentication';
-import { normaliseCard } from '../vault/create-card';
-import { normalisePerson } from '../vault/create-person';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
-import { attachCardPayment } from './pay-with-card';
+import { cardFieldChecks } from '../vault/create-card';
+import { personFieldChecks } from '../vault/create-person';
+import { attachCardPayment, taxIdTypeOf } from './pay-with-card';
+import type { ErrorKey } from '../http/errors';
 import type { DebitAttemptInput } from './schemas';
 import { prepareAttempt } from './start-attempt';
 import { syncCheckout } from './sync-checkout';
@@ -31,6 +32,23 @@ export function parseBrazilianPhone(input: string): { area: number; number: numb
 }
 
 /**
+ * The debit form's rules beyond the schema: the payer's and the card's (as the credit card form's) and
+ * the Brazilian mobile phone, every failing field in one answer, in the order of the form's fields.
+ * @example debitFieldChecks({ name: 'Ana', tax_id: '111.111.111-12', phone: '123' }) // tax_id and phone failures
+ */
+export function debitFieldChecks(body: unknown, now?: Date): { key: ErrorKey; description: string }[] {
+  if (body === null || typeof body !== 'object') return [];
+  const { name, tax_id: taxId, phone } = body as Record<string, unknown>;
+  // The debit form does not say the tax id's type; its phone follows a Brazilian rule, not the person's E.164 one.
+  const payer = personFieldChecks({ name, tax_id: taxId, tax_id_type: typeof taxId === 'string' ? taxIdTypeOf(taxId) : undefined });
+  const phoneFailures: { key: ErrorKey; description: string }[] =
+    typeof phone === 'string' && parseBrazilianPhone(phone) === null
+      ? [{ key: 'FIELD_FORMAT', description: 'phone: must be a Brazilian mobile number: a two-digit area code and 8 or 9 digits.' }]
+      : [];
+  return [...payer, ...phoneFailures, ...cardFieldChecks(body, now)];
+}
+
+/**
  * The debit card form of the public page: a debit card is authenticated with 3DS before it pays, and the
  * challenge, when the issuer asks for one, is shown inside the checkout page. Phases:
  * 1. check the payer's, the phone's and the card's fields before anything is stored;
@@ -48,11 +66,10 @@ export async function startDebitAttempt(ctx: AppContext, checkoutId: string, inp
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
   const now = await merchantNow(ctx.db, seen.merchant_id);
-  const taxIdType = input.tax_id.replace(/[^0-9A-Za-z]/g, '').length === 14 ? 'CNPJ' : 'CPF';
-  normalisePerson({ name: input.name, email: input.email, tax_id: input.tax_id, tax_id_type: taxIdType });
-  normaliseCard({ public_person_id: '', number: input.number, exp_month: input.exp_month, exp_year: input.exp_year, cvv: input.cvv, holder_name: input.holder_name }, now);
+  const failures = debitFieldChecks(input, now);
+  if (failures.length > 0) throw ApiError.fields(failures);
   const phone = parseBrazilianPhone(input.phone);
-  if (!phone) throw new ApiError('FIELD_FORMAT', 'phone: must be a Brazilian mobile number: a two-digit area code and 8 or 9 digits.');
+  if (!phone) throw new Error('invariant: debitFieldChecks accepted the phone');
 
   const previous = await claim(ctx, checkoutId, now);
   try {

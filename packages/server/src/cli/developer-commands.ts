@@ -82,6 +82,9 @@ Environment:
       out: (line) => console.log(line),
       err: (line) => console.error(line),
     });
+    // Stopped by a signal, listen returns at once, even between reconnections; a token request it no
+    // longer waits for may still be retrying against a stopped service, so the process exits now.
+    if (stop.signal.aborted) process.exit(0);
   }));
 
   const triggerNames = Object.keys(TRIGGERS);

@@ -18,9 +18,11 @@ export interface ListenOptions {
  * with the merchant's webhook secret exactly as Colibri signs a callback (Standard Webhooks), so the
  * receiver's verification code runs unchanged. It reads the event log, not callback delivery: every
  * event is forwarded whether or not a notification URL was set, and nothing changes on the service.
+ * It returns as soon as `signal` aborts: while an event is being forwarded, and while the stream waits to
+ * reconnect to a service that stopped.
  */
 export async function listen(colibri: Colibri, options: ListenOptions): Promise<void> {
-  const merchant = await colibri.merchant();
+  const merchant = await colibri.merchant({ signal: options.signal });
   const since = options.since ?? new Date();
   options.err(`Ready: forwarding the events of merchant ${merchant.merchant_id} (${merchant.name}) to ${options.forwardTo}. Ctrl-C to stop.`);
   for await (const event of colibri.events.stream({ since, signal: options.signal })) {
@@ -36,7 +38,7 @@ async function forward(event: CallbackEvent, options: ListenOptions): Promise<st
   const status = event.type === 'refund.status_changed' ? event.data.refund_status : event.data.status;
   const describe = `${event.created_at}  ${event.type.padEnd(36)} ${String(status ?? '').padEnd(18)} ${event.id}`;
   try {
-    const response = await fetch(options.forwardTo, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(options.forwardTo, { method: 'POST', headers, body, signal: AbortSignal.any([options.signal, AbortSignal.timeout(10_000)]) });
     await response.body?.cancel();
     return `${describe}  --> [${response.status}] POST ${options.forwardTo} (${Date.now() - started} ms)`;
   } catch (error) {

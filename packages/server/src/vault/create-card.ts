@@ -114,13 +114,39 @@ export function normaliseCard(body: CreateCardRequest, now: Date): CardFields {
   const expiry = validateExpiry(body.exp_month, body.exp_year, now);
   if (!expiry.ok) failures.push(EXPIRY_MESSAGES[expiry.reason]);
   checkCvv(body.cvv, number?.scheme ?? null, failures);
-  const holderName = body.holder_name.trim();
+  const holderName = checkHolderName(body.holder_name, failures);
+  if (failures.length > 0 || number === null || !expiry.ok) throw ApiError.fields(failures);
+  return { number: number.number, scheme: number.scheme, expMonth: expiry.month, expYear: expiry.year, cvv: body.cvv, holderName };
+}
+
+/**
+ * The card rules the schema cannot express, on a body that may not have passed the schema: each is
+ * checked where its fields have the right types, so that a form with a malformed e-mail (a schema
+ * failure) and a mistyped card number hears of both in one answer. The expiry is checked only with
+ * `now`, the merchant's clock, which a route's `fieldChecks` does not have.
+ * @example cardFieldChecks({ number: '4111 1111 1111 1112', cvv: '12' }) // number (Luhn) and cvv failures
+ */
+export function cardFieldChecks(body: unknown, now?: Date): Failure[] {
+  const failures: Failure[] = [];
+  if (body === null || typeof body !== 'object') return failures;
+  const { number, exp_month: month, exp_year: year, cvv, holder_name: holderName } = body as Record<string, unknown>;
+  const checked = typeof number === 'string' ? checkNumber(number, failures) : null;
+  if (now && (typeof month === 'string' || typeof month === 'number') && (typeof year === 'string' || typeof year === 'number')) {
+    const expiry = validateExpiry(month, year, now);
+    if (!expiry.ok) failures.push(EXPIRY_MESSAGES[expiry.reason]);
+  }
+  if (typeof cvv === 'string') checkCvv(cvv, checked?.scheme ?? null, failures);
+  if (typeof holderName === 'string') checkHolderName(holderName, failures);
+  return failures;
+}
+
+function checkHolderName(input: string, failures: Failure[]): string {
+  const holderName = input.trim();
   if (holderName === '') failures.push({ key: 'FIELD_TOO_SHORT', description: 'holder_name: must not be blank.' });
   else if (DIGIT_RUN_IN_NAME.test(holderName.replace(/[ -]/g, ''))) {
     failures.push({ key: 'FIELD_FORMAT', description: 'holder_name: must be the name printed on the card, not a number.' });
   }
-  if (failures.length > 0 || number === null || !expiry.ok) throw ApiError.fields(failures);
-  return { number: number.number, scheme: number.scheme, expMonth: expiry.month, expYear: expiry.year, cvv: body.cvv, holderName };
+  return holderName;
 }
 
 /** The created card, as the response shows it. */
