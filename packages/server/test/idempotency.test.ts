@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalOf } from '../src/context';
-import { describeEachEngine } from './harness';
+import { describeEachEngine, startTestService, type TestService } from './harness';
 
 /**
  * A merchant-authenticated POST with a visible effect (it creates a merchant row named after the
@@ -97,36 +97,6 @@ describeEachEngine(
       expect(retried.status).toBe(201);
     });
 
-    it('keeps the answer when the database drops the connection that was keeping it, and replays that answer', async (test) => {
-      // Terminating a backend needs a PostgreSQL server (TEST_DATABASE_URL); PGlite has no other backend.
-      if (service().engine !== 'postgres') return test.skip();
-      const db = service().ctx.db;
-      // The first time a `keep-fault-` key's answer is written, the backend writing it is terminated: the
-      // connection is lost between the effect and the answer, as when the primary goes away.
-      await sql`create sequence if not exists keep_faults`.execute(db);
-      await sql`create or replace function terminate_first_keep() returns trigger language plpgsql as $$
-        begin
-          if new.state = 'COMPLETED' and new.key like 'keep-fault-%' and nextval('keep_faults') = 1 then
-            perform pg_terminate_backend(pg_backend_pid());
-          end if;
-          return new;
-        end $$`.execute(db);
-      await sql`create trigger terminate_first_keep before update on idempotency_keys for each row execute function terminate_first_keep()`.execute(db);
-      try {
-        const key = `keep-fault-${randomUUID()}`;
-        const name = `Kept ${key}`;
-        const first = await service().post('/admin/merchants', { name }, { headers: { ...admin(), 'idempotency-key': key } });
-        expect(first.status).toBe(201);
-        const faults = await sql<{ n: string }>`select last_value::text as n from keep_faults`.execute(db);
-        expect(faults.rows[0]!.n, 'the backend keeping the answer was terminated once').toBe('2');
-        const second = await service().post('/admin/merchants', { name }, { headers: { ...admin(), 'idempotency-key': key } });
-        expect(second.headers.get('idempotent-replayed')).toBe('true');
-        expect(second.text).toBe(first.text);
-        expect(await countMerchants(name)).toBe(1);
-      } finally {
-        await sql`drop trigger terminate_first_keep on idempotency_keys`.execute(db);
-      }
-    });
   },
   {
     routes: (app, ctx) => {
@@ -145,5 +115,52 @@ describeEachEngine(
         return reply.code(201).send({ ok: true });
       });
     },
+  },
+);
+
+/**
+ * A fault only a PostgreSQL server can cause: the backend keeping a key's answer is terminated
+ * (`pg_terminate_backend`), as when the primary goes away between the effect and its answer.
+ */
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)(
+  process.env.TEST_DATABASE_URL ? 'Idempotency-Key through a lost connection [postgres]' : 'Idempotency-Key through a lost connection: skipped, needs PostgreSQL (TEST_DATABASE_URL)',
+  () => {
+    let service: TestService;
+    beforeAll(async () => {
+      service = await startTestService('postgres');
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+    const countMerchants = async (name: string) => (await service.ctx.db.selectFrom('merchants').select('id').where('name', '=', name).execute()).length;
+
+    it('keeps the answer when the database drops the connection that was keeping it, and replays that answer', async () => {
+      const db = service.ctx.db;
+      // The first time a `keep-fault-` key's answer is written, the backend writing it is terminated: the
+      // connection is lost between the effect and the answer, as when the primary goes away.
+      await sql`create sequence if not exists keep_faults`.execute(db);
+      await sql`create or replace function terminate_first_keep() returns trigger language plpgsql as $$
+        begin
+          if new.state = 'COMPLETED' and new.key like 'keep-fault-%' and nextval('keep_faults') = 1 then
+            perform pg_terminate_backend(pg_backend_pid());
+          end if;
+          return new;
+        end $$`.execute(db);
+      await sql`create trigger terminate_first_keep before update on idempotency_keys for each row execute function terminate_first_keep()`.execute(db);
+      try {
+        const key = `keep-fault-${randomUUID()}`;
+        const name = `Kept ${key}`;
+        const first = await service.post('/admin/merchants', { name }, { headers: { authorization: `Bearer ${service.ctx.adminToken}`, 'idempotency-key': key } });
+        expect(first.status).toBe(201);
+        const faults = await sql<{ n: string }>`select last_value::text as n from keep_faults`.execute(db);
+        expect(faults.rows[0]!.n, 'the backend keeping the answer was terminated once').toBe('2');
+        const second = await service.post('/admin/merchants', { name }, { headers: { authorization: `Bearer ${service.ctx.adminToken}`, 'idempotency-key': key } });
+        expect(second.headers.get('idempotent-replayed')).toBe('true');
+        expect(second.text).toBe(first.text);
+        expect(await countMerchants(name)).toBe(1);
+      } finally {
+        await sql`drop trigger terminate_first_keep on idempotency_keys`.execute(db);
+      }
+    });
   },
 );
