@@ -4,10 +4,11 @@
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/payments.ts
  *
- * Settings: BENCH_LATENCIES (0,200,1000 ms of sandbox processor latency), BENCH_CONNECTIONS (10),
+ * Settings: BENCH_LATENCIES (0,200,1000 ms of sandbox processor latency), BENCH_CONNECTIONS (16),
  * BENCH_SECONDS (10), BENCH_ROUNDS (1; with more, each figure is the median of the rounds), BENCH_PGLITE
  * (200: the latency of the PGlite run; `off` skips it), BENCH_TOPOLOGY=split (jobs in a separate
- * `colibri worker` process), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)).
+ * `colibri worker` process), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)). It ends with
+ * issue 35's targets, each PASS, BELOW or NOT RUN (bench/targets.ts).
  *
  * The baseline: pgbench's TPC-B-like transaction updates one of `scale` branch rows, so at scale 1 every
  * pgbench client waits for the same row and its tps is held down by that lock, not by the machine; pgbench's
@@ -26,15 +27,16 @@
  *   serving them, and this process (the load generator, which also polls for the drain), apart.
  * Each rate is given as a ratio to pgbench's tps of the same round, at both scales.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
 import { backendCpuSeconds, backendCpuSince, createBenchDatabase, json, median, pgbench, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
 import autocannon from 'autocannon';
+import { Targets } from './targets';
 
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const split = process.env.BENCH_TOPOLOGY === 'split';
@@ -59,6 +61,16 @@ interface Settlement {
   postgresCpuMs: number;
   /** The same for this process, the load generator (autocannon, and the polling of the drain). */
   loadCpuMs: number;
+  /** The service's peak resident memory over the load, in MB (its process; the worker's apart with BENCH_TOPOLOGY=split). */
+  peakRssMb: number;
+  /** Its resident memory at the end of the load against one minute in, in percent; undefined for a load under two minutes. */
+  rssGrowthPercent: number | undefined;
+}
+
+/** A process's resident memory in MB, from /proc. */
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
 }
 
 async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promise<Settlement> {
@@ -94,6 +106,13 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
     const cpuBefore = { service: processCpuSeconds(servicePids), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>(), load: process.cpuUsage() };
     const loadStart = Date.now();
+    const servicePid = service.child.pid as number;
+    const rss = { peak: rssMb(servicePid), atOneMinute: undefined as number | undefined, last: 0 };
+    const sampler = setInterval(() => {
+      rss.last = rssMb(servicePid);
+      rss.peak = Math.max(rss.peak, rss.last);
+      if (rss.atOneMinute === undefined && Date.now() - loadStart >= 60_000) rss.atOneMinute = rss.last;
+    }, 1000);
     const result = await autocannon({
       url: `${service.url}/checkout/sendPayment`,
       method: 'POST',
@@ -104,6 +123,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       requests: [{ onResponse: (status: number, text: string) => void (status === 200 && (lastToken = (JSON.parse(text) as { payment_token: string }).payment_token)) }],
     });
     const loadEnd = Date.now();
+    clearInterval(sampler);
     // The queue is drained when the last payment accepted has settled (jobs are claimed in order) and,
     // on PostgreSQL, when no payment is PROCESSING; a drain that takes over two minutes is cut short and
     // what is left shows as unsettled.
@@ -121,6 +141,11 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     let row: SettlementRow;
     if (client) {
       row = (await client.query<SettlementRow>(settlementSql())).rows[0] as SettlementRow;
+      // The service's backends report their last counters as they exit.
+      await worker?.stop();
+      await service.stop();
+      stopped = true;
+      await printRowsWritten(client, row.settled);
       await client.end();
     } else {
       // PGlite is the service's own: read it once the service has let go of it.
@@ -146,6 +171,8 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       serviceCpuMs: (serviceCpu * 1000) / Math.max(1, row.settled),
       postgresCpuMs: (postgresCpu * 1000) / Math.max(1, row.settled),
       loadCpuMs: (loadCpu * 1000) / Math.max(1, row.settled),
+      peakRssMb: rss.peak,
+      rssGrowthPercent: rss.atOneMinute !== undefined && seconds >= 120 ? (100 * (rss.last - rss.atOneMinute)) / rss.atOneMinute : undefined,
     };
   } finally {
     if (!stopped) {
@@ -154,6 +181,35 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     }
     await database?.drop();
   }
+}
+
+/**
+ * What the database wrote per settled payment, by table: rows inserted, updated (how many of them
+ * heap-only, touching no index) and deleted, and the index entries that cost, from PostgreSQL's own
+ * counters. Exact where CPU figures are not: the same on a quiet machine and a loaded one.
+ */
+async function printRowsWritten(client: pg.Client, settled: number): Promise<void> {
+  // The service has stopped: its backends reported their counters as they exited (give the last a moment).
+  await new Promise((r) => setTimeout(r, 500));
+  const { rows } = await client.query<{ relname: string; ins: string; upd: string; hot: string; del: string; indexes: string }>(`
+    select t.relname, t.n_tup_ins as ins, t.n_tup_upd as upd, t.n_tup_hot_upd as hot, t.n_tup_del as del,
+      (select count(*) from pg_index i where i.indrelid = t.relid) as indexes
+    from pg_stat_user_tables as t
+    where t.n_tup_ins + t.n_tup_upd + t.n_tup_del > 0`);
+  const per = (n: string | number) => Number(n) / Math.max(1, settled);
+  let entries = 0;
+  const parts = rows
+    .map((r) => {
+      // An insert adds an entry to every index (a partial one only when its predicate holds: an upper bound);
+      // an update that is not heap-only adds one to every index too.
+      const cost = per(r.ins) * Number(r.indexes) + (per(r.upd) - per(r.hot)) * Number(r.indexes);
+      entries += cost;
+      return { text: `${r.relname} +${per(r.ins).toFixed(2)} ~${per(r.upd).toFixed(2)} (${per(r.hot).toFixed(2)} HOT) -${per(r.del).toFixed(2)}`, weight: per(r.ins) + per(r.upd) + per(r.del) };
+    })
+    .filter((p) => p.weight >= 0.01)
+    .sort((a, b) => b.weight - a.weight);
+  const total = rows.reduce((sum, r) => sum + per(r.ins) + per(r.upd) + per(r.del), 0);
+  console.log(`rows written per settled payment: ${total.toFixed(1)} (${parts.map((p) => p.text).join('; ')}); index entries at most ${entries.toFixed(1)}`);
 }
 
 /** pgbench's TPC-B-like tps of one round: at the fair scale and at scale 1 (the old baseline). */
@@ -181,7 +237,8 @@ function describe(label: string, b: Baseline, s: Settlement): string {
     `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}; ` +
     `CPU per settled payment: service ${s.serviceCpuMs.toFixed(2)} ms` +
     (s.postgresCpuMs > 0 ? `, PostgreSQL ${s.postgresCpuMs.toFixed(2)} ms` : '') +
-    `, load generator ${s.loadCpuMs.toFixed(2)} ms`
+    `, load generator ${s.loadCpuMs.toFixed(2)} ms; service peak RSS ${s.peakRssMb.toFixed(0)} MB` +
+    (s.rssGrowthPercent !== undefined ? ` (${s.rssGrowthPercent >= 0 ? '+' : ''}${s.rssGrowthPercent.toFixed(1)} % from one minute in to the end)` : '')
   );
 }
 
@@ -196,6 +253,9 @@ const table: string[] = [
 ];
 const cpu = (service: number, postgres: number, load: number) => `${service.toFixed(2)}, ${postgres > 0 ? postgres.toFixed(2) : '—'}, ${load.toFixed(2)}`;
 let pgbenchForPglite: Baseline | undefined;
+/** The medians each target is judged on, by latency. */
+const medians = new Map<number, { accepted: number; settled: number; drain: number; p99: number; cpu: number; peakRssMb: number; growth: number | undefined }>();
+let pgliteSettled: number | undefined;
 for (const latency of latencies) {
   const runs: { b: Baseline; s: Settlement }[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -207,6 +267,16 @@ for (const latency of latencies) {
   const mid = (pick: (r: (typeof runs)[number]) => number) => median(runs.map(pick));
   const b = { fair: mid((r) => r.b.fair), old: mid((r) => r.b.old) };
   if (latency === pgliteLatency) pgbenchForPglite = b;
+  const growths = runs.flatMap((r) => (r.s.rssGrowthPercent === undefined ? [] : [r.s.rssGrowthPercent]));
+  medians.set(latency, {
+    accepted: mid((r) => r.s.acceptedPerSecond / r.b.fair),
+    settled: mid((r) => r.s.settledPerSecond / r.b.fair),
+    drain: mid((r) => r.s.drainSeconds),
+    p99: mid((r) => r.s.p99ToFinalMs),
+    cpu: mid((r) => r.s.serviceCpuMs + r.s.postgresCpuMs),
+    peakRssMb: Math.max(...runs.map((r) => r.s.peakRssMb)),
+    growth: growths.length > 0 ? Math.max(...growths) : undefined,
+  });
   table.push(
     `| postgres | ${latency} | ${b.fair.toFixed(0)} | ${b.old.toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond).toFixed(0)} | ${mid((r) => r.s.acceptedPerSecond / r.b.fair).toFixed(2)} | ` +
       `${mid((r) => r.s.settledPerSecond).toFixed(0)} | ${mid((r) => r.s.settledPerSecond / r.b.fair).toFixed(2)} | ${mid((r) => r.s.settledPerSecond / r.b.old).toFixed(2)} | ` +
@@ -217,6 +287,7 @@ if (pgliteLatency !== undefined) {
   const b = pgbenchForPglite ?? (await measurePgbench());
   const s = await measure('pglite', pgliteLatency);
   console.log(describe(`pglite, ${pgliteLatency} ms`, b, s));
+  pgliteSettled = s.settledPerSecond / b.fair;
   table.push(
     `| pglite | ${pgliteLatency} | ${b.fair.toFixed(0)} | ${b.old.toFixed(0)} | ${s.acceptedPerSecond.toFixed(0)} | ${(s.acceptedPerSecond / b.fair).toFixed(2)} | ` +
       `${s.settledPerSecond.toFixed(0)} | ${(s.settledPerSecond / b.fair).toFixed(2)} | ${(s.settledPerSecond / b.old).toFixed(2)} | ${s.drainSeconds.toFixed(1)} | ${s.p99ToFinalMs.toFixed(0)} | ` +
@@ -227,3 +298,20 @@ console.log(
   `\n${table.join('\n')}\n\n(ratios against pgbench tpcb-like -c ${connections} of the same round: "fair" at scale ${scale}, "old" at scale 1, where every client updates the same branch row; ` +
     `PGlite's against the PostgreSQL rounds at its latency; CPU per settled payment over load and drain, PGlite's engine counted in the service)`,
 );
+
+// Issue 35's targets, on the medians above (PostgreSQL unless named; ratios against pgbench TPC-B at the fair scale).
+const targets = new Targets('issue 35; memory over a run of 10 minutes: BENCH_SECONDS=600');
+const at200 = medians.get(200);
+const at1000 = medians.get(1000);
+targets.atLeast('accepted / pgbench, 200 ms', at200?.accepted, 0.8, 'x');
+targets.atLeast('settled / pgbench, 200 ms', at200?.settled, 0.8, 'x');
+targets.atMost('drained after the load, 200 ms', at200?.drain, 5, ' s');
+targets.atMost('p99 acceptance to final status, 200 ms', at200?.p99, 400, ' ms');
+targets.atMost('CPU per settled payment, service + PostgreSQL, 200 ms', at200?.cpu, 0.5, ' ms');
+targets.atLeast('settled / pgbench, 1,000 ms', at1000?.settled, 0.7, 'x');
+targets.atLeast('PGlite settled / pgbench', pgliteSettled, 0.35, 'x');
+const peaks = [...medians.values()].map((m) => m.peakRssMb);
+targets.atMost('service peak RSS', peaks.length > 0 ? Math.max(...peaks) : undefined, 300, ' MB');
+const growth = [...medians.values()].flatMap((m) => (m.growth === undefined ? [] : [m.growth]));
+targets.atMost('service RSS growth after the first minute', growth.length > 0 ? Math.max(...growth) : undefined, 5, ' %');
+targets.print();

@@ -4,7 +4,7 @@
  * 100,000 lines/s and under 300 MB peak resident memory of the service (the report is streamed).
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:reconciliation
- *   (TEST_DATABASE_URL works too; BENCH_LINES changes the line count)
+ *   (TEST_DATABASE_URL works too; BENCH_LINES changes the line count; BENCH_KEEP=1 keeps the database and the file)
  *
  * The records are bulk-inserted with `insert … select generate_series` into a fresh database: card
  * payments captured through Adyen (each with its connector record, which is how Colibri knows it is
@@ -31,6 +31,8 @@ if (!pgUrl) {
   process.exit(1);
 }
 const lineCount = Number(process.env.BENCH_LINES ?? 1_000_000);
+/** BENCH_KEEP=1 keeps the database and the report after the run, to study a plan or a profile on them. */
+const keep = process.env.BENCH_KEEP === '1';
 /** Payments seeded: a Settled line each, and a Refunded line for one in ten. */
 const paymentCount = Math.round(lineCount / 1.1);
 const refundEvery = 10;
@@ -252,6 +254,9 @@ try {
 } finally {
   await client.end().catch(() => undefined);
   await service.stop();
-  await database.drop();
-  rmSync(dir, { recursive: true, force: true });
+  if (keep) console.log(`kept for study (BENCH_KEEP): database ${database.url}, report ${file}`);
+  else {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

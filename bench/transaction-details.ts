@@ -1,10 +1,11 @@
 /**
  * `GET /transactionDetails/<payment_token>` throughput and p99 against pgbench's built-in select-only
  * script (`-S`: one primary-key read per transaction) at the same client count, in the same run, on the
- * same PostgreSQL; then the same load on PGlite. Target: ≥ 0.3× pgbench `-S` on PostgreSQL.
+ * same PostgreSQL; then the same load on PGlite. Targets (issue 35): kept answers ≥ 1.0× pgbench `-S`, first
+ * reads ≥ 0.3× (BENCH_FIRST_READS payments, 6,000 by default, sent and settled unread, then each read once).
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/transaction-details.ts
- *   (BENCH_CONNECTIONS=10 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PAYMENTS=200 by default)
+ *   (BENCH_CONNECTIONS=16 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PAYMENTS=200 by default)
  *
  * Before the load, the benchmark stores BENCH_PAYMENTS card payments of one merchant through the API
  * (approved, declined, in USD, partially captured and partly refunded, in turn) and waits until each
@@ -20,12 +21,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Pool } from 'undici';
+import { Targets } from './targets';
 import { backendCpuSeconds, backendCpuSince, createBenchDatabase, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
 
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const paymentCount = Number(process.env.BENCH_PAYMENTS ?? 200);
+/** Payments read once each for the first-read figure (PostgreSQL only). */
+const firstReads = Number(process.env.BENCH_FIRST_READS ?? 6_000);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 type Json = Record<string, unknown>;
@@ -42,7 +47,7 @@ async function call(url: string, init: { method?: string; body?: unknown; token?
 }
 
 /** Stores `paymentCount` payments of one merchant in four shapes and waits for their final statuses. */
-async function seedPayments(base: string, adminToken: string): Promise<{ token: string; paymentTokens: string[] }> {
+async function seedPayments(base: string, adminToken: string): Promise<{ token: string; paymentTokens: string[]; sendApproved: (reference: string) => Promise<string> }> {
   const merchant = await call(`${base}/admin/merchants`, { method: 'POST', admin: adminToken, body: { name: 'Bench details' } });
   const { token } = (await call(`${base}/auth`, { method: 'POST', body: { apiKey: merchant.api_key, apiSecret: merchant.api_secret } })) as { token: string };
   const person = await call(`${base}/checkout/person`, { method: 'POST', token, body: { name: 'Bench Buyer', email: 'b@example.com', tax_id: '52998224725', tax_id_type: 'CPF' } });
@@ -86,15 +91,52 @@ async function seedPayments(base: string, adminToken: string): Promise<{ token: 
   for (const paymentToken of preAuthorized) {
     await call(`${base}/refund`, { method: 'POST', token, body: { payment_token: paymentToken, amount: 5 } });
   }
-  return { token, paymentTokens };
+  const sendApproved = async (reference: string) =>
+    String(
+      (await call(`${base}/checkout/sendPayment`, { method: 'POST', token, body: { contract_id: merchant.contract_id, reference_id: reference, public_person_id: person.public_person_id, public_card_id: approved, payment: shapes[0]!.payment } }))
+        .payment_token,
+    );
+  return { token, paymentTokens, sendApproved };
 }
 
-async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
+/**
+ * First reads: `count` payments sent and settled but never read, then each read once by `connections`
+ * concurrent clients, so every answer is built (no kept text can serve it). Answers reads per second.
+ */
+async function measureFirstReads(base: string, token: string, client: pg.Client, sendApproved: (reference: string) => Promise<string>): Promise<number> {
+  const tokens: string[] = [];
+  const sender = async (worker: number) => {
+    for (let n = worker; n < firstReads; n += connections) tokens.push(await sendApproved(`first-${n}`));
+  };
+  await Promise.all(Array.from({ length: connections }, (_, worker) => sender(worker)));
+  for (;;) {
+    const open = await client.query<{ n: string }>(`select count(*) as n from payments where status in ('CREATED', 'PROCESSING')`);
+    if (open.rows[0]?.n === '0') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pool = new Pool(base, { connections });
+  let next = 0;
+  const started = performance.now();
+  const reader = async () => {
+    while (next < tokens.length) {
+      const paymentToken = tokens[next++] as string;
+      const response = await pool.request({ method: 'GET', path: `/transactionDetails/${paymentToken}`, headers: { 'x-auth-token': token } });
+      await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`first read of ${paymentToken}: ${response.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, reader));
+  const perSecond = tokens.length / ((performance.now() - started) / 1000);
+  await pool.close();
+  return perSecond;
+}
+
+async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & { firstReadsPerSecond?: number | undefined }> {
   const database = engine === 'postgres' ? await createBenchDatabase(pgUrl) : undefined;
   const env = { COLIBRI_SANDBOX_DELAY_MS: '0', COLIBRI_DATA_DIR: mkdtempSync(join(tmpdir(), 'colibri-bench-')), ...(database ? { DATABASE_URL: database.url } : {}) };
   const service = await startColibri(18_202, env);
   try {
-    const { token, paymentTokens } = await seedPayments(service.url, service.adminToken);
+    const { token, paymentTokens, sendApproved } = await seedPayments(service.url, service.adminToken);
     // CPU per request, counted over the load alone: the service's process, PostgreSQL's backends serving
     // it, and this process (the load generator), each from /proc.
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
@@ -118,11 +160,12 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
       postgres: perRequestUs(client ? backendCpuSince(before.postgres, await backendCpuSeconds(client)) : 0),
       generator: perRequestUs(processCpuSeconds([process.pid]) - before.generator),
     };
+    const firstReadsPerSecond = client ? await measureFirstReads(service.url, token, client, sendApproved) : undefined;
     await client?.end();
     console.log(
       `${engine}: CPU per request: service ${cpu.service.toFixed(0)} µs, PostgreSQL ${engine === 'postgres' ? `${cpu.postgres.toFixed(0)} µs` : '(in the service)'}, load generator ${cpu.generator.toFixed(0)} µs`,
     );
-    return { name: `${engine}: GET /transactionDetails (${paymentTokens.length} payments in turn)`, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
+    return { name: `${engine}: GET /transactionDetails (${paymentTokens.length} payments in turn)`, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx, firstReadsPerSecond };
   } finally {
     await service.stop();
     await database?.drop();
@@ -130,7 +173,7 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure> {
 }
 
 console.log(`connections=${connections} duration=${seconds}s rounds=${rounds} payments=${paymentCount} node=${process.version}\n`);
-const measured: { pgbench: Awaited<ReturnType<typeof pgbench>>; colibri: Figure }[] = [];
+const measured: { pgbench: Awaited<ReturnType<typeof pgbench>>; colibri: Awaited<ReturnType<typeof measureDetails>> }[] = [];
 for (let round = 1; round <= rounds; round++) {
   const baseline = await pgbench(pgUrl, { selectOnly: true, connections, seconds });
   const colibri = await measureDetails('postgres');
@@ -156,3 +199,8 @@ printTable([
   { ...onPglite, ratio: onPglite.requestsPerSecond / pgbenchTps },
 ]);
 console.log(`\n(medians over ${rounds} rounds; pgbench prints no p99, its median average latency was ${middle((r) => r.pgbench.latencyAverageMs)} ms; PGlite's ratio is against the median pgbench)`);
+
+const targets = new Targets('issue 35, PostgreSQL, against pgbench -S of the same round');
+targets.atLeast('kept answers / pgbench -S', middle((r) => r.colibri.requestsPerSecond / r.pgbench.requestsPerSecond), 1.0, 'x');
+targets.atLeast('first reads / pgbench -S', middle((r) => (r.colibri.firstReadsPerSecond ?? Number.NaN) / r.pgbench.requestsPerSecond), 0.3, 'x');
+targets.print();

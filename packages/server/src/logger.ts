@@ -16,6 +16,7 @@ const SENSITIVE_KEYS = new Set([
   'cardNumber',
   'cvv',
   'tax_id',
+  'payer_tax_id',
   'password',
   'x-auth-token',
   'authorization',

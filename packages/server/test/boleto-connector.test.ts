@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepBoletoFiles } from '../src/checkout/boleto-bank';
@@ -15,32 +14,11 @@ import { planConnectors } from '../src/connectors/plan';
 import { OUTCOME_CODES } from '../src/processor/outcome-codes';
 import { parseBoleto } from '../src/rails/boleto';
 import { CnabBankFake } from './fakes/cnab-bank-fake';
-import { PixPspFake } from './fakes/pix-psp-fake';
-import { createTestCa, pemFolder } from './fakes/test-pki';
+import type { PixPspFake } from './fakes/pix-psp-fake';
+import { boletoEnv, newFolders, PAYER_AT_GENERATION, startPixPsp } from './boleto-fixtures';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
-
-function boletoEnv(root: string): Record<string, string> {
-  return {
-    COLIBRI_BOLETO_OUTBOX: join(root, 'outbox'),
-    COLIBRI_BOLETO_INBOX: join(root, 'inbox'),
-    COLIBRI_BOLETO_BANK: '001',
-    COLIBRI_BOLETO_AGREEMENT: '1234567',
-    COLIBRI_BOLETO_AGENCY: '1234-0',
-    COLIBRI_BOLETO_ACCOUNT: '56789-5',
-    COLIBRI_BOLETO_WALLET: '17-019',
-    COLIBRI_BOLETO_COMPANY_DOCUMENT: '12.345.678/0001-95',
-    COLIBRI_BOLETO_COMPANY_NAME: 'Colibri Pagamentos',
-  };
-}
-
-function newFolders(): string {
-  const root = mkdtempSync(join(tmpdir(), 'colibri-cnab-'));
-  mkdirSync(join(root, 'outbox'));
-  mkdirSync(join(root, 'inbox'));
-  return root;
-}
 
 /**
  * A reader of remessas written in this test from FEBRABAN's layout, independent of Colibri's tables: the
@@ -155,7 +133,7 @@ for (const engine of ENGINES) {
 
     const sweep = () => sweepBoletoFiles(service.ctx, { force: true });
     const boleto = async (amount = '25.00') => {
-      const generated = await service.post('/checkout/generate', { contractId: merchant.contract_id, amount, asset: 'BRL', method: 'BOLETO', referenceId: `order-${Date.now()}-${Math.random()}`, expiresIn: 900 }, { token: merchant.token });
+      const generated = await service.post('/checkout/generate', { contractId: merchant.contract_id, amount, asset: 'BRL', method: 'BOLETO', referenceId: `order-${Date.now()}-${Math.random()}`, expiresIn: 900, ...PAYER_AT_GENERATION }, { token: merchant.token });
       expect(generated.status, JSON.stringify(generated.body)).toBe(200);
       const token = generated.body.payment.payment_token as string;
       const registration = await service.ctx.db.selectFrom('boleto_registrations').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
@@ -410,30 +388,26 @@ for (const engine of ENGINES) {
     let root: string;
     let bank: CnabBankFake;
     let psp: PixPspFake;
-    let folder: ReturnType<typeof pemFolder>;
+    let pix: Awaited<ReturnType<typeof startPixPsp>>;
 
     beforeAll(async () => {
-      const pspCa = createTestCa('Test PSP CA');
-      const client = pspCa.issue('colibri', 'client');
-      folder = pemFolder();
-      const files = { cert: folder.write('client.crt', client.cert), key: folder.write('client.key', client.key), ca: folder.write('psp-ca.crt', pspCa.cert) };
-      psp = await new PixPspFake({ server: pspCa.issue('127.0.0.1', 'server'), clientCa: pspCa.cert }).start();
+      pix = await startPixPsp();
+      psp = pix.psp;
       root = newFolders();
       bank = new CnabBankFake(join(root, 'outbox'), join(root, 'inbox'));
       service = await startTestService(engine, {
-        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...psp.env(files) },
+        env: { COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO,PIX', COLIBRI_BOLETO_SWEEP_MS: '3600000', COLIBRI_PIX_RECONCILE_MS: '3600000', ...boletoEnv(root), ...pix.env },
       });
     });
     afterAll(async () => {
       await service?.close();
-      await psp?.stop();
-      folder?.remove();
+      await pix?.stop();
       if (root) rmSync(root, { recursive: true, force: true });
     });
 
     it('shows the PIX code with the boleto; paid by PIX, the boleto is written off at the bank', async () => {
       const m = await service.merchant('Loja Verde');
-      const generated = await service.post('/checkout/generate', { contractId: m.contract_id, amount: '25.00', asset: 'BRL', method: 'BOLETO', referenceId: `order-${Date.now()}`, expiresIn: 900 }, { token: m.token });
+      const generated = await service.post('/checkout/generate', { contractId: m.contract_id, amount: '25.00', asset: 'BRL', method: 'BOLETO', referenceId: `order-${Date.now()}`, expiresIn: 900, ...PAYER_AT_GENERATION }, { token: m.token });
       expect(generated.status, JSON.stringify(generated.body)).toBe(200);
       const token = generated.body.payment.payment_token as string;
       const cob = psp.cobs.get(pixTxid(token))!;

@@ -131,12 +131,13 @@ describeEachEngine('installment plans', (service) => {
     expect(read.body.installment_options).toHaveLength(10);
     expect(read.body.installment_options[2]).toMatchObject({ installments: 3, installment_amount: 34, label: '3x de R$ 34,00 sem juros' });
     const page = await service().get(`/pay/${session.checkout_id}?lang=pt-BR`);
-    const labels = [...page.text.matchAll(/<option value="(\d+)">([^<]*)<\/option>/g)].map((m) => [Number(m[1]), m[2]!.replace(/\u00a0/g, ' ')]);
+    const labels = [...page.text.matchAll(/<option value="(\d+)"[^>]*>([^<]*)<\/option>/g)].map((m) => [Number(m[1]), m[2]!.replace(/\u00a0/g, ' ')]);
     expect(labels).toHaveLength(10);
     expect(labels[0]).toEqual([1, '1x de R$ 102,00']);
     expect(labels[2]).toEqual([3, '3x de R$ 34,00 sem juros']);
-    // 10x at 1.99% on 102.00: PMT = 102 × 0.0199 × 1.217799854535 / 0.217799854535 = 11.3494 → 11.35.
-    expect(labels[9]).toEqual([10, '10x de R$ 11,35 com juros']);
+    // 10x at 1.99% on 102.00: PMT = 102 × 0.0199 × 1.217799854535 / 0.217799854535 = 11.3494 → 11.35;
+    // the total, 10 × 11.3494 = 113.494, is shown beside it (the last installment takes the rounding).
+    expect(labels[9]).toEqual([10, '10x de R$ 11,35 com juros (total R$ 113,49)']);
     const beyond = await service().post(`/pay/${session.checkout_id}/card`, { ...CARD_FORM, installments: 11 });
     expect(beyond.status).toBe(400);
     expect(beyond.body.errors[0].code).toBe('00.04.0017');

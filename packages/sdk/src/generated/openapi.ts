@@ -731,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Start a code attempt: PIX, boleto, PicPay, OXXO, PAYNET or SPEI (multi-method selection screen)
-         * @description Starts a PIX or boleto attempt from the page of a MULTI session. Public, used by the hosted page.
+         * @description A boleto's `payer` (name, CPF or CNPJ, address with CEP) is kept on the session and registered with the boleto; in live mode a boleto registered with a bank is refused without one (03.01.0007).
          */
         post: operations["startCheckoutAttempt"];
         delete?: never;
@@ -5078,6 +5078,29 @@ export interface operations {
                     checkoutReferenceId?: string;
                     /** @description seconds until the session expires; default 3600 */
                     expiresIn?: number;
+                    /** @description the boleto's payer; with billingAddress. Required in live mode for a single-method BOLETO session registered with a bank */
+                    customer?: {
+                        /** @description the payer's CPF or CNPJ (tax-system id), with or without punctuation; check digits verified */
+                        id: string;
+                        /** @description the payer's full name */
+                        name: string;
+                        email?: string;
+                    };
+                    /** @description the boleto payer's address; with customer */
+                    billingAddress?: {
+                        street: string;
+                        number: string;
+                        complement?: string;
+                        /** @description the neighbourhood (bairro); not in the spec's Address, which banks require on a boleto */
+                        district: string;
+                        city: string;
+                        /** @description the state (UF), like SP */
+                        regionCode: string;
+                        /** @description ISO 3166-1 alpha-3; BRA (the default) is the only one a boleto takes */
+                        country?: string;
+                        /** @description CEP, 8 digits (01310-100 or 01310100) */
+                        postalCode: string;
+                    };
                 };
             };
         };
@@ -5300,6 +5323,20 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     method: "PIX" | "BOLETO" | "PICPAY" | "OXXO" | "PAYNET" | "SPEI";
+                    payer?: {
+                        name: string;
+                        /** @description CPF or CNPJ, with or without punctuation; check digits verified */
+                        tax_id: string;
+                        /** @description CEP, 8 digits */
+                        postal_code: string;
+                        street: string;
+                        number: string;
+                        complement?: string;
+                        district: string;
+                        city: string;
+                        /** @description UF, like SP */
+                        state: string;
+                    };
                 };
             };
         };

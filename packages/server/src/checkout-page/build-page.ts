@@ -4,6 +4,7 @@ import type { AppContext } from '../context';
 import type { CheckoutRow } from '../checkout/checkout-record';
 import { loadCheckout } from '../checkout/get-checkout';
 import { startCodeAttempt } from '../checkout/start-attempt';
+import { boletoBankFor } from '../checkout/boleto-bank';
 import QRCode from 'qrcode';
 import { attemptOutcome, isCardMethod, isCodeMethod, isFinalCheckoutStatus, redirectUrlOf, type CardMethod } from '../checkout/states';
 import { renderCashVoucherBarcodeSvg } from '../rails/mexico';
@@ -38,12 +39,21 @@ export async function pixCodePending(ctx: Pick<AppContext, 'db'>, session: Pick<
 }
 
 /**
+ * Whether choosing boleto asks the shopper for the payer first: a bank registers the merchant's boletos
+ * and the session has no payer (the merchant gave none at generation). The form is boleto-payer-form.ts.
+ */
+async function boletoPayerAsked(ctx: AppContext, session: CheckoutRow): Promise<boolean> {
+  return (session.methods as string[]).includes('BOLETO') && session.payer === null && (await boletoBankFor(ctx, session.merchant_id)) !== null;
+}
+
+/**
  * Decides and gathers what the page shows:
  * - a final session: its outcome, with the merchant's URL to go to;
  * - an open code attempt: what the payer needs (PIX code, boleto, voucher, CLABE, PicPay link), unless
  *   the customer asked to choose again;
  * - an open card attempt: "processing" until its outcome arrives; the card payment that generation
  *   opened, still CREATED, waits for the card, so the form is shown;
+ * - boleto chosen where a bank needs the payer the session lacks: the payer form (boleto-payer-form.ts);
  * - no open attempt: a single code method starts its attempt (generation normally has already, so this
  *   only matters for a session whose attempt was left); a single card method shows the form;
  *   multi-method shows the selection screen, or opens PIX directly with pixDirect on the first visit.
@@ -76,13 +86,15 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
 
   const secondsLeft = Math.max(0, Math.ceil((session.expires_at.getTime() - now.getTime()) / 1000));
   const stillOpen = payment !== undefined && attemptOutcome(payment.status) === 'OPEN';
+  // Boleto chosen where the bank needs a payer the session lacks (an open boleto is shown instead).
+  const askPayer = !isFinalCheckoutStatus(session.status) && query.method === 'BOLETO' && !(stillOpen && payment?.method === 'BOLETO') && (await boletoPayerAsked(ctx, session));
   let view: PageView;
   if (isFinalCheckoutStatus(session.status)) {
     const outcome = session.status === 'PAID' ? 'PAID' : session.end_reason === 'EXPIRED' ? 'EXPIRED' : session.status === 'ERROR' ? 'ERROR' : 'CANCELED';
     view = { kind: 'final', outcome, redirectUrl: redirectUrlOf(session) };
   } else if (session.card_attempt_started_at !== null || (stillOpen && payment && isCardMethod(payment.method) && payment.status !== 'CREATED')) {
     view = { kind: 'processing' };
-  } else if (stillOpen && payment && isCodeMethod(payment.method) && !(multi && (query.choose || wantsCard))) {
+  } else if (stillOpen && payment && isCodeMethod(payment.method) && !(multi && (query.choose || wantsCard || askPayer))) {
     const codes = await ctx.db.selectFrom('checkout_payment_codes').selectAll().where('payment_token', '=', payment.payment_token).executeTakeFirstOrThrow();
     const paymentSecondsLeft = Math.max(0, Math.ceil(((payment.expires_at ?? session.expires_at).getTime() - now.getTime()) / 1000));
     if (payment.method === 'PIX' && codes.br_code) {
@@ -105,11 +117,16 @@ export async function buildPage(ctx: AppContext, checkoutId: string, query: Page
       const link = codes.deep_link ?? '';
       view = { kind: 'picpay', deepLink: link, qrSvg: await QRCode.toString(codes.qr_payload ?? link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }), secondsLeft: paymentSecondsLeft };
     }
+  } else if (askPayer) {
+    view = { kind: 'boleto-payer' };
   } else if (wantsCard || (!multi && isCardMethod(session.methods[0] ?? ''))) {
     // The merchant's installment options on what the session charges (plan-wide rates: the card is not typed yet).
-    view = { kind: 'card', method: cardMethod, failedBefore, installments: planOptions(await loadFeePlan(ctx.db, session.merchant_id), session.amount_minor) };
+    // The month the vault checks expiry dates against (the merchant clock, in UTC as validateExpiry
+    // reads it), so the page refuses the same expired cards the server would.
+    const currentMonth = now.toISOString().slice(0, 7);
+    view = { kind: 'card', method: cardMethod, failedBefore, installments: planOptions(await loadFeePlan(ctx.db, session.merchant_id), session.amount_minor), currentMonth };
   } else {
-    view = { kind: 'choose', failedBefore };
+    view = { kind: 'choose', failedBefore, boletoPayerAsked: await boletoPayerAsked(ctx, session) };
   }
   return {
     lang: chooseLang(query.lang, session.payment_country),

@@ -2,13 +2,16 @@ import type { InstallmentOption } from '../fees/installments';
 import type { CheckoutRow } from '../checkout/checkout-record';
 import type { CheckoutMethod } from '../checkout/states';
 import { pageAssets } from './assets';
+import { renderBoletoPayerForm } from './boleto-payer-form';
 import { formatMoney, LANGS, LANGUAGE_NAMES, messages, type Lang, type Messages } from './i18n';
+import { acceptedBrands, BADGE_TYPES, brandBadge, brandTableJson, methodIcon } from './page-icons';
 
 /** What a page shows, decided by build-page.ts. */
 export type PageView =
   | { kind: 'final'; outcome: 'PAID' | 'CANCELED' | 'EXPIRED' | 'ERROR'; redirectUrl: string | null }
-  | { kind: 'choose'; failedBefore: boolean }
-  | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean; installments: readonly InstallmentOption[] }
+  | { kind: 'choose'; failedBefore: boolean; boletoPayerAsked?: boolean }
+  | { kind: 'boleto-payer' }
+  | { kind: 'card'; method: 'CREDITCARD' | 'DEBITCARD'; failedBefore: boolean; installments: readonly InstallmentOption[]; currentMonth: string }
   | { kind: 'processing' }
   | { kind: 'pix'; brCode: string; qrSvg: string; secondsLeft: number }
   | { kind: 'boleto'; digitableLine: string; formattedLine: string; barcode: string; barcodeSvg: string; dueDate: string; compensating: boolean; pix?: { brCode: string; qrSvg: string } | null }
@@ -70,7 +73,12 @@ export function renderPage(model: PageModel): string {
   ]
     .filter((a) => a !== '')
     .join(' ');
-  const i18n = (['copied', 'luhnInvalid', 'expiryInvalid', 'cvvInvalid', 'required', 'processing', 'submitFailed', 'phoneInvalid', 'authenticating', 'authFailed'] as const)
+  const i18n = (
+    [
+      'copied', 'luhnInvalid', 'expiryInvalid', 'cvvInvalid', 'required', 'processing', 'submitFailed', 'phoneInvalid', 'authenticating', 'authFailed',
+      'brandNotAccepted', 'taxIdInvalid', 'expiryMonthInvalid', 'cardExpired', 'fieldRequired', 'errorSummaryTitle',
+    ] as const
+  )
     .map((k) => `data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${e(t[k])}"`)
     .join(' ');
 
@@ -90,16 +98,42 @@ ${model.sandbox ? `<p class="sandbox-badge no-print" data-sandbox-badge>${e(t.sa
 <main>
 <header>
 <nav class="langs no-print" aria-label="${e(t.languages)}">${otherLangs}</nav>
-<p class="merchant">${e(t.payTo)} <strong>${e(model.merchantName)}</strong></p>
-<p class="amount"><span class="visually-hidden">${e(t.amount)}: </span>${e(formatMoney(model.chargeMinor, model.lang, model.currency))}</p>
+${renderSummary(model, t)}
 </header>
+${model.view.kind === 'card' ? '' : ERROR_SUMMARY}
 ${renderView(model, t, pageUrl)}
-<p id="form-errors" class="errors no-print" role="alert"></p>
 <div id="i18n" hidden ${i18n}></div>
 </main>
 </body>
 </html>
 `;
+}
+
+/**
+ * Where the page's errors are listed, filled by its script: above the pay button (the card form holds
+ * it) or above the method buttons, focused when a submit fails so that it is read and seen first.
+ */
+const ERROR_SUMMARY = '<div id="form-errors" class="errors no-print" role="alert" tabindex="-1"></div>';
+
+/**
+ * The order summary at the top of every page: the merchant (its initial as a badge, and its name), the
+ * merchant's order reference and what the customer pays.
+ */
+function renderSummary(model: PageModel, t: Messages): string {
+  const initial = Array.from(model.merchantName.trim())[0]?.toUpperCase() ?? '·';
+  return `<section class="summary" aria-label="${e(t.orderSummary)}">
+<span class="monogram" aria-hidden="true">${e(initial)}</span>
+<div class="summary-text">
+<p class="merchant">${e(t.payTo)} <strong>${e(model.merchantName)}</strong></p>
+<p class="order-ref">${e(t.orderReference)} <span data-order-reference>${e(model.session.reference_id)}</span></p>
+</div>
+<p class="amount"><span class="visually-hidden">${e(t.amount)}: </span>${e(formatMoney(model.chargeMinor, model.lang, model.currency))}</p>
+</section>`;
+}
+
+/** A method of the selection screen: its icon, its name and a hint of how it pays. */
+function methodContent(m: CheckoutMethod, t: Messages): string {
+  return `${methodIcon(m)}<span class="method-text"><span class="method-name">${e(t[m])}</span><span class="method-hint">${e(t[`hint${m}`])}</span></span>`;
 }
 
 function renderView(model: PageModel, t: Messages, pageUrl: string): string {
@@ -131,9 +165,9 @@ ${link}
 ${view.failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : ''}
 ${(model.session.methods as CheckoutMethod[])
   .map((m) =>
-    m === 'CREDITCARD' || m === 'DEBITCARD'
-      ? `<a class="button" href="${e(`${pageUrl}${sep}method=${m}`)}" data-method="${m}">${e(t[m])}</a>`
-      : `<button type="button" data-start-method="${m}">${e(t[m])}</button>`,
+    m === 'CREDITCARD' || m === 'DEBITCARD' || (m === 'BOLETO' && view.boletoPayerAsked)
+      ? `<a class="button method" href="${e(`${pageUrl}${sep}method=${m}`)}" data-method="${m}">${methodContent(m, t)}</a>`
+      : `<button type="button" class="method" data-start-method="${m}">${methodContent(m, t)}</button>`,
   )
   .join('\n')}
 </section>`;
@@ -145,11 +179,15 @@ ${(model.session.methods as CheckoutMethod[])
       return `<section data-view="pix">
 <h1>${e(t.PIX)}</h1>
 <p>${e(t.pixInstructions)}</p>
-<div class="qr" role="img" aria-label="${e(t.pixQrLabel)}">${view.qrSvg}</div>
+<div class="pix-pay">
+<div class="pix-code">
 <label for="br-code">${e(t.pixCodeLabel)}</label>
 <textarea id="br-code" rows="4" readonly>${e(view.brCode)}</textarea>
 <button type="button" data-copy-target="br-code">${e(t.copy)}</button>
 <p id="copy-status" role="status" aria-live="polite"></p>
+</div>
+<div class="qr" role="img" aria-label="${e(t.pixQrLabel)}">${view.qrSvg}</div>
+</div>
 <p>${e(t.expiresIn)} <strong><span data-seconds-left="${view.secondsLeft}" aria-live="off">—</span></strong></p>
 <p class="status" role="status" aria-live="polite">${e(t.waiting)}</p>
 ${otherMethod}
@@ -215,6 +253,8 @@ ${otherMethod}
 </section>`;
     case 'card':
       return renderCardForm(model, t, view, otherMethod);
+    case 'boleto-payer':
+      return renderBoletoPayerForm(model.lang, t.BOLETO, otherMethod, e);
   }
 }
 
@@ -225,8 +265,15 @@ function renderCardForm(model: PageModel, t: Messages, view: Extract<PageView, {
     .map((o) => {
       const each = formatMoney(o.installments === 1 ? o.totalMinor : o.installmentMinor, model.lang, model.currency);
       const base = t.installmentOption.replace('{n}', String(o.installments)).replace('{amount}', each);
-      const label = o.installments === 1 ? base : `${base} ${o.interestFree ? t.installmentInterestFree : t.installmentWithInterest}`;
-      return `<option value="${o.installments}">${e(label)}</option>`;
+      const total = formatMoney(o.totalMinor, model.lang, model.currency);
+      const label =
+        o.installments === 1
+          ? base
+          : o.interestFree
+            ? `${base} ${t.installmentInterestFree}`
+            : `${base} ${t.installmentWithInterest} ${t.installmentTotal.replace('{amount}', total)}`;
+      // The pay button says what this option costs in all (the script sets it when the option changes).
+      return `<option value="${o.installments}" data-pay-label="${e(`${t.pay} ${total}`)}">${e(label)}</option>`;
     })
     .join('');
   const debit = method === 'DEBITCARD';
@@ -243,7 +290,7 @@ function renderCardForm(model: PageModel, t: Messages, view: Extract<PageView, {
   return `<section data-view="card" data-card-method="${method}">
 <h1>${e(t[method])}</h1>
 ${failedBefore ? `<p class="notice" role="status">${e(t.declinedRetry)}</p>` : ''}
-<form id="card-form" novalidate autocomplete="on" data-card-method="${method}">
+<form id="card-form" novalidate autocomplete="on" data-card-method="${method}" data-current-month="${e(view.currentMonth)}">
 <fieldset>
 <legend>${e(t.payerSection)}</legend>
 <label for="name">${e(t.name)}</label>
@@ -256,10 +303,14 @@ ${phone}
 </fieldset>
 <fieldset>
 <legend>${e(t.cardSection)}</legend>
+${acceptedBrands(t.brandsAccepted)}
 <label for="number">${e(t.cardNumber)}</label>
-<input id="number" name="number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" aria-describedby="card-scheme">
+<div class="number-field">
+<input id="number" name="number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" aria-describedby="card-scheme" data-brands="${e(brandTableJson())}">
+<span class="brand-slot">${BADGE_TYPES.map((type) => brandBadge(type).replace('<svg ', '<svg hidden ')).join('')}</span>
+</div>
 <p id="card-scheme" class="scheme-out" aria-live="polite"></p>
-<div class="row">
+<div class="row expiry-cvv">
 <div><label for="expiry">${e(t.expiry)}</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="${e(t.expiryPlaceholder)}" required maxlength="7"></div>
 <div><label for="cvv">${e(t.cvv)}</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"></div>
 </div>
@@ -268,6 +319,7 @@ ${phone}
 ${installments}
 </fieldset>
 <div id="three-ds-frame" class="three-ds" hidden></div>
+${ERROR_SUMMARY}
 <button type="submit">${e(t.pay)} ${e(formatMoney(model.chargeMinor, model.lang, model.currency))}</button>
 <p id="form-status" class="status" role="status" aria-live="polite"></p>
 </form>

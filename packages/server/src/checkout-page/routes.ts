@@ -8,6 +8,8 @@ import { payWithCard } from '../checkout/pay-with-card';
 import { CardAttemptBody, CheckoutIdParams, CodeAttemptBody, DebitAttemptBody, DebitAttemptResponse, PublicStatusResponse } from '../checkout/schemas';
 import { completeDebitAttempt, startDebitAttempt, type DebitAnswer } from '../checkout/pay-with-debit';
 import { startCodeAttempt } from '../checkout/start-attempt';
+import { checkPayer, PAGE_PAYER_FIELDS } from '../checkout/boleto-payer';
+import { ApiError } from '../http/errors';
 import { redirectUrlOf, type CheckoutStatus } from '../checkout/states';
 import { errorResponses } from '../http/schema-kit';
 import { consumeOrRefuse, limiterKey, sharedLimiter } from '../lib/shared-limiter';
@@ -118,6 +120,8 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       config: PUBLIC,
       schema: {
         summary: 'Start a code attempt: PIX, boleto, PicPay, OXXO, PAYNET or SPEI (multi-method selection screen)',
+        description:
+          "A boleto's `payer` (name, CPF or CNPJ, address with CEP) is kept on the session and registered with the boleto; in live mode a boleto registered with a bank is refused without one (03.01.0007).",
         tags: ['Checkout page'],
         params: CheckoutIdParams,
         body: CodeAttemptBody,
@@ -125,7 +129,10 @@ export function registerCheckoutPageRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const { session, payment } = await startCodeAttempt(ctx, request.params.checkout_id, request.body.method);
+      const given = request.body.payer;
+      const checked = given ? checkPayer({ name: given.name, taxId: given.tax_id, street: given.street, number: given.number, complement: given.complement, district: given.district, city: given.city, state: given.state, postalCode: given.postal_code }, PAGE_PAYER_FIELDS) : null;
+      if (checked && !checked.ok) throw ApiError.fields(checked.failures);
+      const { session, payment } = await startCodeAttempt(ctx, request.params.checkout_id, request.body.method, checked?.payer);
       return { payment_token: payment.payment_token, status: session.status };
     },
   );

@@ -7,6 +7,7 @@ import type { AppContext } from '../context';
 import type { Db } from '../db/database';
 import { ApiError } from '../http/errors';
 import type { PaymentRow } from '../payments/payment-record';
+import { remessaPayer, type BoletoPayer } from './boleto-payer';
 import { brasiliaDate } from './boleto-term';
 import { boletoReference, importRetornos, sha256 } from './boleto-retornos';
 
@@ -39,12 +40,14 @@ export function bankBoletoExpiry(payableUntil: Date, bank: BoletoBankConnector):
 }
 
 /**
- * Step 1, in the attempt's transaction: the boleto in the bank's format, its registration PENDING, and
- * its record in the connector's books.
- * @example const boleto = await registerBoleto(trx, bank, payment, 42n, '2026-03-10', 15990n, now);
+ * Step 1, in the attempt's transaction: the boleto in the bank's format, its registration PENDING with
+ * its payer (null only in sandbox mode: live mode refuses a bank boleto without one, start-attempt.ts),
+ * and its record in the connector's books.
+ * @example const boleto = await registerBoleto(trx, bank, payment, 42n, '2026-03-10', 15990n, payer, now);
  */
-export async function registerBoleto(trx: Db, bank: BoletoBankConnector, payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, sequence: bigint, dueDate: string, chargedMinor: bigint, now: Date): Promise<BankBoleto> {
+export async function registerBoleto(trx: Db, bank: BoletoBankConnector, payment: Pick<PaymentRow, 'payment_token' | 'merchant_id'>, sequence: bigint, dueDate: string, chargedMinor: bigint, payer: BoletoPayer | null, now: Date): Promise<BankBoleto> {
   const boleto = bank.boletoOf(sequence, dueDate, chargedMinor);
+  const written = payer ? remessaPayer(payer) : null;
   await trx
     .insertInto('boleto_registrations')
     .values({
@@ -58,6 +61,14 @@ export async function registerBoleto(trx: Db, bank: BoletoBankConnector, payment
       issued_on: brasiliaDate(now),
       status: 'PENDING',
       write_off: null,
+      payer_tax_id_type: payer?.taxIdType ?? null,
+      payer_tax_id: payer?.taxId ?? null,
+      payer_name: payer?.name ?? null,
+      payer_address: written?.address ?? null,
+      payer_district: payer?.district ?? null,
+      payer_city: payer?.city ?? null,
+      payer_state: payer?.state ?? null,
+      payer_postal_code: payer?.postalCode ?? null,
     })
     .execute();
   await recordOutcome(trx, { connector: bank.id, merchantId: payment.merchant_id, reference: boletoReference(payment.payment_token), providerReference: boleto.nossoNumero, outcome: { status: 'PENDING', processorId: boleto.nossoNumero } });
@@ -117,8 +128,9 @@ async function writeRemessa(ctx: AppContext, bank: BoletoBankConnector): Promise
       and p.status not in ('CREATED', 'PROCESSING')`.execute(ctx.db);
   try {
     const written = await ctx.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ merchant_id: string; payment_token: string; nosso_numero: string; amount_minor: string; due_date: string; issued_on: string; status: string; write_off: string | null; merchant_name: string }>`
-        select r.merchant_id, r.payment_token, r.nosso_numero, r.amount_minor, r.due_date::text as due_date, r.issued_on::text as issued_on, r.status, r.write_off, m.name as merchant_name
+      const { rows } = await sql<{ merchant_id: string; payment_token: string; nosso_numero: string; amount_minor: string; due_date: string; issued_on: string; status: string; write_off: string | null; merchant_name: string } & PayerColumns>`
+        select r.merchant_id, r.payment_token, r.nosso_numero, r.amount_minor, r.due_date::text as due_date, r.issued_on::text as issued_on, r.status, r.write_off, m.name as merchant_name,
+          r.payer_tax_id_type, r.payer_tax_id, r.payer_name, r.payer_address, r.payer_district, r.payer_city, r.payer_state, r.payer_postal_code
         from boleto_registrations as r join merchants as m on m.id = r.merchant_id
         where (r.status = 'PENDING' or r.write_off = 'PENDING') and r.bank_code = ${b.bankCode}
         order by r.created_at
@@ -137,6 +149,7 @@ async function writeRemessa(ctx: AppContext, bank: BoletoBankConnector): Promise
         issuedOn: row.issued_on,
         companyReference: row.payment_token.replace(/-/g, '').slice(0, 25),
         merchantName: row.merchant_name,
+        payer: payerOfRow(row),
       }));
       const remessa = buildRemessa({ beneficiary: b, sequence, generatedOn: brasiliaDate(now), generatedAt: brasiliaTime(now), entries });
       const id = randomUUID();
@@ -164,6 +177,23 @@ async function writeRemessa(ctx: AppContext, bank: BoletoBankConnector): Promise
     if (/boleto_bank_files_sequence_idx|duplicate key|unique/i.test((error as Error).message)) return null;
     throw error;
   }
+}
+
+type PayerColumns = { payer_tax_id_type: 'CPF' | 'CNPJ' | null; payer_tax_id: string | null; payer_name: string | null; payer_address: string | null; payer_district: string | null; payer_city: string | null; payer_state: string | null; payer_postal_code: string | null };
+
+/** The payer a registration was stored with, as segment Q writes it; undefined for none (inscription type 0). */
+function payerOfRow(row: PayerColumns): RemessaEntry['payer'] {
+  if (!row.payer_tax_id_type || !row.payer_tax_id || !row.payer_postal_code) return undefined;
+  return {
+    documentType: row.payer_tax_id_type === 'CPF' ? '1' : '2',
+    document: row.payer_tax_id,
+    name: row.payer_name ?? '',
+    address: row.payer_address ?? '',
+    district: row.payer_district ?? '',
+    postalCode: row.payer_postal_code,
+    city: row.payer_city ?? '',
+    state: row.payer_state ?? '',
+  };
 }
 
 /** HHMMSS in Brasília (UTC−3 all year). */

@@ -45,7 +45,7 @@ export async function updateCheckout(
   trx: Db,
   session: CheckoutRow,
   at: Date,
-  patch: Partial<Omit<CheckoutRow, 'checkout_id' | 'created_at' | 'merchant_id'>>,
+  patch: Partial<Omit<CheckoutRow, 'checkout_id' | 'created_at' | 'merchant_id' | 'payer'>>,
 ): Promise<CheckoutRow> {
   const status = (patch.status ?? session.status) as CheckoutStatus;
   const changed = status !== session.status;

@@ -10,6 +10,8 @@ import type { PaymentRow } from '../payments/payment-record';
 import { lockCheckout } from './checkout-record';
 import { attemptContext, openAttempt, refreshed } from './start-attempt';
 import { issuePixCharge } from './pix-charges';
+import { boletoBankFor } from './boleto-bank';
+import { checkPayer, GENERATE_PAYER_FIELDS, PAYER_REQUIRED_DESCRIPTION, storedPayer, type BoletoPayer } from './boleto-payer';
 import { ALL_METHODS, CHECKOUT_METHODS, EXPIRES_IN_DEFAULT_SECONDS, type CheckoutMethod, type CheckoutMode } from './states';
 import { METHOD_MARKET } from '../payments/methods';
 
@@ -112,6 +114,12 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
     fail('CHECKOUT_SAVE_CARD_WITHOUT_CARD', 'saveCard: needs CREDITCARD or DEBITCARD among the methods.');
   }
 
+  const payer = readPayer(input, failures);
+  // A single-method boleto starts at generation: in live mode, where a bank registers it, its payer must come now.
+  if (!payer.given && methods.ok && methods.mode === 'SINGLE' && methods.methods[0] === 'BOLETO' && ctx.config.mode === 'live' && (await boletoBankFor(ctx, merchantId))) {
+    fail('CHECKOUT_BOLETO_PAYER_REQUIRED', `customer, billingAddress: ${PAYER_REQUIRED_DESCRIPTION}`);
+  }
+
   // Amount limits come after shape rules so one bad request always gets the same answer.
   const target: Currency = expectedCurrency;
   let quote: FxQuote | undefined;
@@ -154,6 +162,7 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
         payment_country: country,
         payment_currency: paymentCurrency,
         save_card: input.saveCard ?? false,
+        payer: payer.payer ? JSON.stringify(storedPayer(payer.payer)) : null,
         current_payment_token: null,
         current_payment_status: null,
         end_reason: null,
@@ -178,4 +187,28 @@ export async function generateCheckout(ctx: AppContext, merchantId: string, inpu
     if (await issuePixCharge(ctx, result.payment)) return refreshed(ctx, result.session, result.payment);
   }
   return result;
+}
+
+/**
+ * The boleto payer of a generation: `customer` and `billingAddress` come together, and are checked as
+ * the page's payer is (boleto-payer.ts). Failures are added to the request's.
+ */
+function readPayer(input: GenerateCheckoutInput, failures: Failure[]): { given: boolean; payer: BoletoPayer | null } {
+  const { customer, billingAddress: address } = input;
+  if (!customer && !address) return { given: false, payer: null };
+  if (!customer || !address) {
+    const missing = customer ? 'billingAddress' : 'customer';
+    failures.push({ key: 'FIELD_REQUIRED', description: `${missing}: is required with ${customer ? 'customer' : 'billingAddress'}; together they are the boleto's payer.` });
+    return { given: true, payer: null };
+  }
+  if (address.country !== undefined && address.country !== 'BRA') failures.push({ key: 'FIELD_FORMAT', description: 'billingAddress.country: a boleto payer\'s address is in Brazil (BRA).' });
+  const checked = checkPayer(
+    { name: customer.name, taxId: customer.id, street: address.street, number: address.number, complement: address.complement, district: address.district, city: address.city, state: address.regionCode, postalCode: address.postalCode },
+    GENERATE_PAYER_FIELDS,
+  );
+  if (!checked.ok) {
+    failures.push(...checked.failures);
+    return { given: true, payer: null };
+  }
+  return { given: true, payer: checked.payer };
 }

@@ -12,6 +12,27 @@ import { CHECKOUT_METHODS, CHECKOUT_STATUSES, CODE_METHODS, EXPIRES_IN_MAX_SECON
 
 const Url = Type.String({ maxLength: 2048, description: 'absolute http(s) URL' });
 
+/**
+ * The boleto's payer at generation, in the shapes of the spec's client library (`customer`, Address), which
+ * the spec does not list for /checkout/generate: Colibri's addition (docs/checkout.md, "The boleto payer").
+ */
+const BoletoCustomer = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 32, description: "the payer's CPF or CNPJ (tax-system id), with or without punctuation; check digits verified" }),
+  name: Type.String({ minLength: 1, maxLength: 200, description: "the payer's full name" }),
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+}, { description: "the boleto's payer; with billingAddress. Required in live mode for a single-method BOLETO session registered with a bank" });
+
+const BillingAddress = Type.Object({
+  street: Type.String({ minLength: 1, maxLength: 200 }),
+  number: Type.String({ minLength: 1, maxLength: 20 }),
+  complement: Type.Optional(Type.String({ maxLength: 100 })),
+  district: Type.String({ minLength: 1, maxLength: 100, description: 'the neighbourhood (bairro); not in the spec\'s Address, which banks require on a boleto' }),
+  city: Type.String({ minLength: 1, maxLength: 100 }),
+  regionCode: Type.String({ minLength: 2, maxLength: 2, description: 'the state (UF), like SP' }),
+  country: Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: 'ISO 3166-1 alpha-3; BRA (the default) is the only one a boleto takes' })),
+  postalCode: Type.String({ minLength: 1, maxLength: 10, description: 'CEP, 8 digits (01310-100 or 01310100)' }),
+}, { description: "the boleto payer's address; with customer" });
+
 export const GenerateCheckoutBody = Type.Object({
   amount: Type.Union([Type.Number(), Type.String({ maxLength: 24 })], { description: 'decimal number or decimal string, at most two decimals, at least 1.00 BRL' }),
   asset: Type.String({ minLength: 3, maxLength: 3, description: 'currency code of amount; converted to BRL at the stored rate' }),
@@ -34,6 +55,8 @@ export const GenerateCheckoutBody = Type.Object({
   expiresIn: Type.Optional(
     Type.Integer({ minimum: EXPIRES_IN_MIN_SECONDS, maximum: EXPIRES_IN_MAX_SECONDS, description: 'seconds until the session expires; default 3600' }),
   ),
+  customer: Type.Optional(BoletoCustomer),
+  billingAddress: Type.Optional(BillingAddress),
 });
 export type GenerateCheckoutInput = Static<typeof GenerateCheckoutBody>;
 
@@ -135,7 +158,23 @@ export const DebitAttemptResponse = Type.Object({
   challenge_url: Type.Optional(Type.String({ description: 'the issuer challenge, to show in a frame inside the page' })),
 });
 
-export const CodeAttemptBody = Type.Object({ method: StringEnum(CODE_METHODS) });
+/** The payer the page asks for a boleto registered with a bank (checkout/boleto-payer.ts). */
+export const PagePayer = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  tax_id: Type.String({ minLength: 1, maxLength: 32, description: 'CPF or CNPJ, with or without punctuation; check digits verified' }),
+  postal_code: Type.String({ minLength: 1, maxLength: 10, description: 'CEP, 8 digits' }),
+  street: Type.String({ minLength: 1, maxLength: 200 }),
+  number: Type.String({ minLength: 1, maxLength: 20 }),
+  complement: Type.Optional(Type.String({ maxLength: 100 })),
+  district: Type.String({ minLength: 1, maxLength: 100 }),
+  city: Type.String({ minLength: 1, maxLength: 100 }),
+  state: Type.String({ minLength: 1, maxLength: 2, description: 'UF, like SP' }),
+});
+
+export const CodeAttemptBody = Type.Object({
+  method: StringEnum(CODE_METHODS),
+  payer: Type.Optional(PagePayer),
+});
 
 /** The public status of a session, polled by its page. */
 export const PublicStatusResponse = Type.Object({

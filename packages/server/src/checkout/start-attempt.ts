@@ -11,6 +11,7 @@ import { buildSandboxBoleto } from '../rails/boleto';
 import { cashVoucherReference, speiReceivingClabe } from '../rails/mexico';
 import { BrCodeError, formatBrCodeAmount, generateBrCode } from '../rails/pix';
 import { bankBoletoExpiry, boletoBankFor, registerBoleto } from './boleto-bank';
+import { payerOfSession, PAYER_REQUIRED_DESCRIPTION, storedPayer, type BoletoPayer } from './boleto-payer';
 import { boletoTerm } from './boleto-term';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
 import { attemptOutcome, isCodeMethod, isFinalCheckoutStatus, type CheckoutMethod, type CodeMethod } from './states';
@@ -62,6 +63,8 @@ export interface AttemptContext {
   pixIssuer: string | null;
   /** The connector that registers the merchant's boletos with a bank, or null (the sandbox's boletos). */
   boletoBank: Awaited<ReturnType<typeof boletoBankFor>>;
+  /** Live mode with a bank: a boleto without its payer is refused (the bank would reject it, reasons 45-48). */
+  payerRequired: boolean;
 }
 
 /**
@@ -69,12 +72,12 @@ export interface AttemptContext {
  * not wait on a connection the transaction holds.
  * @example const context = await attemptContext(ctx, merchantId, now);
  */
-export async function attemptContext(ctx: Pick<AppContext, 'db' | 'connectors'>, merchantId: string, now: Date): Promise<AttemptContext> {
+export async function attemptContext(ctx: Pick<AppContext, 'db' | 'connectors' | 'config'>, merchantId: string, now: Date): Promise<AttemptContext> {
   const plan = await loadFeePlan(ctx.db, merchantId);
   const merchant = await ctx.db.selectFrom('merchants').select(['name', 'boleto_due_business_days']).where('id', '=', merchantId).executeTakeFirstOrThrow();
   const issuer = await pixIssuerFor(ctx, merchantId);
   const boletoBank = await boletoBankFor(ctx, merchantId);
-  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now, pixIssuer: issuer?.id ?? null, boletoBank };
+  return { plan, merchantName: merchant.name, boletoDueBusinessDays: merchant.boleto_due_business_days, now, pixIssuer: issuer?.id ?? null, boletoBank, payerRequired: boletoBank !== null && ctx.config.mode === 'live' };
 }
 
 /**
@@ -99,11 +102,12 @@ export async function openAttempt(trx: Db, session: CheckoutRow, method: Checkou
 
 /**
  * Opens a code attempt on the public page: lock and sync the session, then openAttempt, in one
- * transaction. Opening the same method again returns the open attempt. A PIX attempt whose charge a PSP
+ * transaction. Opening the same method again returns the open attempt. A boleto's payer typed on the
+ * page (checked by the caller, boleto-payer.ts) is kept on the session first. A PIX attempt whose charge a PSP
  * issues then gets it (checkout/pix-charges.ts), outside the transaction.
  * @example const { session, payment } = await startCodeAttempt(ctx, checkoutId, 'PIX');
  */
-export async function startCodeAttempt(ctx: AppContext, checkoutId: string, method: CodeMethod): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+export async function startCodeAttempt(ctx: AppContext, checkoutId: string, method: CodeMethod, payer?: BoletoPayer): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
   const now = await merchantNow(ctx.db, seen.merchant_id);
@@ -111,7 +115,12 @@ export async function startCodeAttempt(ctx: AppContext, checkoutId: string, meth
   const result = await ctx.db.transaction().execute(async (trx) => {
     const locked = await lockCheckout(trx, checkoutId);
     if (!locked) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
-    const session = await syncCheckout(trx, locked, now);
+    let session = await syncCheckout(trx, locked, now);
+    if (payer && method === 'BOLETO') {
+      const stored = storedPayer(payer);
+      await trx.updateTable('checkout_sessions').set({ payer: JSON.stringify(stored) }).where('checkout_id', '=', checkoutId).execute();
+      session = { ...session, payer: stored };
+    }
     return openAttempt(trx, session, method, context);
   });
   ctx.workerSignal.poke();
@@ -149,6 +158,9 @@ export async function refreshed(ctx: AppContext, session: CheckoutRow, payment: 
 export async function createAttemptPayment(trx: Db, session: CheckoutRow, method: CheckoutMethod, context: AttemptContext): Promise<PaymentRow> {
   const { plan, now } = context;
   const boleto = method === 'BOLETO' ? boletoTerm(now, context.boletoDueBusinessDays) : undefined;
+  // A bank registers a boleto only with its payer: in live mode one without it is refused now, not by the bank later.
+  const payer = method === 'BOLETO' ? payerOfSession(session) : null;
+  if (method === 'BOLETO' && context.boletoBank && context.payerRequired && !payer) throw new ApiError('CHECKOUT_BOLETO_PAYER_REQUIRED', PAYER_REQUIRED_DESCRIPTION);
   const payment = await createPayment(trx, {
     merchantId: session.merchant_id,
     contractId: session.contract_id,
@@ -199,7 +211,7 @@ export async function createAttemptPayment(trx: Db, session: CheckoutRow, method
     const { sequence } = await trx.selectNoFrom((eb) => eb.fn<string>('nextval', [eb.val('checkout_boleto_seq')]).as('sequence')).executeTakeFirstOrThrow();
     if (method === 'BOLETO' && boleto && context.boletoBank) {
       // Registered with the bank by the next remessa (boleto-bank.ts); with a PIX charge where a PSP issues the merchant's.
-      const built = await registerBoleto(trx, context.boletoBank, payment, BigInt(sequence), boleto.dueDate, chargedMinor, now);
+      const built = await registerBoleto(trx, context.boletoBank, payment, BigInt(sequence), boleto.dueDate, chargedMinor, payer, now);
       const txid = context.pixIssuer ? await openPixCharge(trx, context.pixIssuer, payment) : null;
       await trx.insertInto('checkout_payment_codes').values({ ...codes, txid, barcode: built.barcode, digitable_line: built.digitableLine, due_date: boleto.dueDate }).execute();
     } else if (method === 'BOLETO' && boleto) {

@@ -205,6 +205,12 @@ export const ERRORS = define({
   CHECKOUT_PAYMENT_CURRENCY_UNSUPPORTED: { code: '03.01.0004', status: 400, description: 'paymentCurrency: must be the currency of paymentCountry (BRL for BR, MXN for MX).' },
   CHECKOUT_PIX_DIRECT_WITHOUT_PIX: { code: '03.01.0005', status: 400, description: 'pixDirect: needs PIX among the methods.' },
   CHECKOUT_SAVE_CARD_WITHOUT_CARD: { code: '03.01.0006', status: 400, description: 'saveCard: needs CREDITCARD or DEBITCARD among the methods.' },
+  CHECKOUT_BOLETO_PAYER_REQUIRED: {
+    code: '03.01.0007',
+    status: 400,
+    description:
+      "In live mode a boleto registered with a bank needs its payer (name, CPF or CNPJ, and address with CEP): pass customer and billingAddress to /checkout/generate, or the payer to the page's boleto attempt.",
+  },
   CHECKOUT_NOT_OPEN: { code: '03.02.0001', status: 422, description: 'The checkout session is PAID, CANCELED, ERROR or expired; no payment can be started in it.' },
   CHECKOUT_ATTEMPT_IN_PROGRESS: { code: '03.02.0002', status: 409, description: 'A payment of this checkout session is still processing (a card, or a paid boleto compensating); wait for its outcome.' },
   CHECKOUT_METHOD_NOT_OFFERED: { code: '03.02.0003', status: 400, description: 'method: is not one of the methods of this checkout session.' },

@@ -9,4 +9,14 @@ describe('jsonParameter', () => {
     );
     expect(jsonParameter(5n)).toBe('"5"');
   });
+
+  it('leaves bigints unable to become JSON outside the call, even when the call fails', () => {
+    expect(() => JSON.stringify({ amount: 1n })).toThrow(TypeError);
+    const circular: Record<string, unknown> = { amount: 2n };
+    circular.self = circular;
+    expect(() => jsonParameter(circular)).toThrow(TypeError);
+    expect(() => JSON.stringify({ amount: 1n })).toThrow(TypeError);
+    expect(jsonParameter({ amount: 3n })).toBe('{"amount":"3"}');
+    expect(Object.hasOwn(BigInt.prototype, 'toJSON')).toBe(false);
+  });
 });

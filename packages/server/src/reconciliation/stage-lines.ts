@@ -83,9 +83,12 @@ export function copySink(client: pg.PoolClient): StagingSink {
       if (failed) throw failed;
       let text = '';
       for (const l of lines) {
-        text += `${l.n}\t${copyText(l.y)}\t${copyText(l.k)}\t${l.t ?? '\\N'}\t${l.r ?? '\\N'}\t${l.d === null ? '\\N' : copyText(l.d)}\t${copyText(l.p)}\t${copyText(l.c)}\t${l.g}\t${l.f ? 't' : 'f'}\t${copyText(l.x)}\n`;
+        // y, k and c are words of fixed vocabularies (a record type, a kind, three capitals), t a uuid, r and g digits:
+        // only the report's own texts can hold a character COPY must escape.
+        text += `${l.n}\t${l.y}\t${l.k}\t${l.t ?? '\\N'}\t${l.r ?? '\\N'}\t${l.d === null ? '\\N' : copyText(l.d)}\t${copyText(l.p)}\t${l.c}\t${l.g}\t${l.f ? 't' : 'f'}\t${copyText(l.x)}\n`;
       }
-      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), once(stream, 'error')]);
+      // once() rejects if the stream fails meanwhile, and removes its listeners either way.
+      if (!stream.write(text)) await once(stream, 'drain');
       if (failed) throw failed;
     },
     async end() {

@@ -19,7 +19,7 @@ export interface PersonFields {
 
 // The descriptions name the rule, never the value: error descriptions are logged, and a tax id is
 // personal data (logger.ts redacts it wherever it is logged as a field).
-const TAX_ID_MESSAGES: Record<TaxIdType, Record<TaxIdFailureReason, string>> = {
+export const TAX_ID_MESSAGES: Record<TaxIdType, Record<TaxIdFailureReason, string>> = {
   CPF: {
     INVALID_CHARACTERS: 'tax_id: a CPF may contain only digits, with ".", "-" or spaces as separators.',
     INVALID_LENGTH: 'tax_id: a CPF has 11 digits.',

@@ -9,6 +9,11 @@ import { join } from 'node:path';
  * registered. It writes retornos into the inbox: registration (02), rejection (03 with reasons),
  * payment (06, or 17 after a write-off) with amount, dates and tariff, write-off (09), in any order,
  * any number of times, and can drop the same file twice.
+ *
+ * Configured `strict`, it checks each registration's payer in segment Q as banks have since 2017 and
+ * answers a boleto without one rejected (03) with FEBRABAN's reasons: 45 no name, 46 inscription type
+ * or CPF/CNPJ invalid (check digits verified here), 47 no address, 48 CEP invalid. Lenient (the
+ * default), it registers boletos without a payer, as a sandbox bank may.
  */
 
 export interface FakeTitle {
@@ -20,6 +25,21 @@ export interface FakeTitle {
   issuedOn: string;
   guarantorName: string;
   writeOffRequested: boolean;
+  /** Segment Q's payer as the bank read it (positions 18-153). */
+  payer: FakePayer;
+  /** Reasons a strict bank rejects the registration for; empty when it accepts it. */
+  rejectedFor: string[];
+}
+
+export interface FakePayer {
+  documentType: string;
+  document: string;
+  name: string;
+  address: string;
+  district: string;
+  postalCode: string;
+  city: string;
+  state: string;
 }
 
 export interface FakeOccurrence {
@@ -60,6 +80,7 @@ export class CnabBankFake {
     readonly outbox: string,
     readonly inbox: string,
     readonly bank = { code: '001', agreement: '1234567', agency: '01234', account: '000000056789' },
+    readonly options: { strict?: boolean } = {},
   ) {}
 
   /** Reads the remessas not yet collected from the outbox, as the bank's transfer system would. */
@@ -125,6 +146,16 @@ export class CnabBankFake {
       if (at(q, 14, 14) !== 'Q' || Number(at(q, 9, 13)) !== ++record || at(q, 16, 17) !== '01') return this.problem(name, i + 2, 'expected segment Q');
       if (at(r, 14, 14) !== 'R' || Number(at(r, 9, 13)) !== ++record || at(r, 16, 17) !== '01') return this.problem(name, i + 3, 'expected segment R');
       const amountMinor = BigInt(at(p, 86, 100));
+      const payer: FakePayer = {
+        documentType: at(q, 18, 18),
+        document: at(q, 19, 33),
+        name: at(q, 34, 73).trim(),
+        address: at(q, 74, 113).trim(),
+        district: at(q, 114, 128).trim(),
+        postalCode: `${at(q, 129, 133)}${at(q, 134, 136)}`,
+        city: at(q, 137, 151).trim(),
+        state: at(q, 152, 153).trim(),
+      };
       count += 1;
       total += amountMinor;
       this.titles.set(nossoNumero, {
@@ -136,6 +167,8 @@ export class CnabBankFake {
         issuedOn: iso(at(p, 110, 117)),
         guarantorName: at(q, 170, 209).trim(),
         writeOffRequested: false,
+        payer,
+        rejectedFor: this.options.strict ? payerReasons(payer) : [],
       });
       registered.push(nossoNumero);
       i += 3;
@@ -184,6 +217,14 @@ export class CnabBankFake {
     return name;
   }
 
+  /** The bank's answer to the registrations of a remessa: registered (02), or, strict, rejected (03) with the payer's reasons. */
+  answers(remessa: FakeRemessa): FakeOccurrence[] {
+    return remessa.registered.map((nossoNumero) => {
+      const reasons = this.titles.get(nossoNumero)?.rejectedFor ?? [];
+      return reasons.length > 0 ? { movement: '03', nossoNumero, reasons } : { movement: '02', nossoNumero, tariffMinor: 0n };
+    });
+  }
+
   /** Every title of the remessas collected so far that the bank has not answered yet: registered (02). */
   registrations(nossoNumeros: readonly string[]): FakeOccurrence[] {
     return nossoNumeros.map((nossoNumero) => ({ movement: '02', nossoNumero, tariffMinor: 0n }));
@@ -193,4 +234,37 @@ export class CnabBankFake {
     const title = this.titles.get(nossoNumero);
     return { movement: options.afterWriteOff ? '17' : '06', nossoNumero, paidMinor: options.paidMinor ?? title?.amountMinor ?? 0n, tariffMinor: options.tariffMinor ?? 0n, occurredOn: options.on, creditedOn: options.creditedOn ?? options.on, reasons: ['04'] };
   }
+}
+
+/** Mod-11 check digit of CPF and CNPJ (a CNPJ's letters count as their code minus 48). */
+function mod11(chars: string, weights: readonly number[]): number {
+  const sum = weights.reduce((total, weight, i) => total + (chars.charCodeAt(i) - 48) * weight, 0);
+  const rest = sum % 11;
+  return rest < 2 ? 0 : 11 - rest;
+}
+
+function validDocument(type: string, fifteen: string): boolean {
+  if (type === '1') {
+    if (!/^0000\d{11}$/.test(fifteen)) return false;
+    const cpf = fifteen.slice(4);
+    if (/^(\d)\1{10}$/.test(cpf)) return false;
+    return mod11(cpf, [10, 9, 8, 7, 6, 5, 4, 3, 2]) === Number(cpf[9]) && mod11(cpf, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]) === Number(cpf[10]);
+  }
+  if (type === '2') {
+    if (!/^0\d{14}$/.test(fifteen)) return false;
+    const cnpj = fifteen.slice(1);
+    if (/^(\d)\1{13}$/.test(cnpj)) return false;
+    return mod11(cnpj, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]) === Number(cnpj[12]) && mod11(cnpj, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]) === Number(cnpj[13]);
+  }
+  return false;
+}
+
+/** What a strict bank finds wrong with a payer (FEBRABAN note C047-A: 45 name, 46 inscription, 47 address, 48 CEP). */
+function payerReasons(payer: FakePayer): string[] {
+  const reasons: string[] = [];
+  if (payer.name === '') reasons.push('45');
+  if (!validDocument(payer.documentType, payer.document)) reasons.push('46');
+  if (payer.address === '' || payer.city === '' || payer.state === '') reasons.push('47');
+  if (!/^\d{8}$/.test(payer.postalCode) || payer.postalCode === '00000000') reasons.push('48');
+  return reasons;
 }

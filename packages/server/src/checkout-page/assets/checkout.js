@@ -18,6 +18,37 @@
     if (el) el.textContent = message;
   }
 
+  // The error summary above the pay button (or the method buttons): a title and one line per problem,
+  // each a link to its field. Focused when a submit fails, so it is read, and seen, first.
+  function showErrors(items, focus) {
+    var box = document.getElementById('form-errors');
+    if (!box) return;
+    box.textContent = '';
+    if (!items.length) return;
+    var title = document.createElement('h2');
+    title.textContent = text('errorSummaryTitle');
+    var list = document.createElement('ul');
+    items.forEach(function (item) {
+      var li = document.createElement('li');
+      if (item.field) {
+        var link = document.createElement('a');
+        link.href = '#' + item.field.id;
+        link.textContent = item.message;
+        link.addEventListener('click', function (event) {
+          event.preventDefault();
+          item.field.focus();
+        });
+        li.appendChild(link);
+      } else {
+        li.textContent = item.message;
+      }
+      list.appendChild(li);
+    });
+    box.appendChild(title);
+    box.appendChild(list);
+    if (focus) box.focus();
+  }
+
   // Status: poll the session's public status and redraw when it changed. A final page follows the
   // merchant's URL after a moment, so the customer sees the outcome first.
   if (data.redirect) {
@@ -130,32 +161,28 @@
           if (result.ok) window.location.assign(data.pageUrl);
           else {
             button.disabled = false;
-            announce('form-errors', errorText(result.body));
+            showErrors([{ message: errorText(result.body) }], true);
           }
         })
         .catch(function () {
           button.disabled = false;
-          announce('form-errors', text('submitFailed'));
+          showErrors([{ message: text('submitFailed') }], true);
         });
     });
   });
+
+  boletoPayerForm();
 
   // Card form: Luhn and scheme as the customer types, and every check before the form is sent.
   var form = document.getElementById('card-form');
   if (!form) return;
   var number = form.elements.namedItem('number');
   var schemeOut = document.getElementById('card-scheme');
-  var SCHEMES = [
-    ['ELO', /^(401178|401179|431274|438935|451416|457393|457631|457632|504175|506699|5067|509|627780|636297|636368|650031|650032|650033|650035|650051|650405|650439|650485|650538|650541|650598|650700|650720|650727|650901|650920|651652|655000|655021)/],
-    ['VISA', /^4/],
-    ['MASTER', /^(5[1-5]|2(2[2-9][1-9]|2[3-9]|[3-6]|7[01]|720))/],
-    ['AMERICAN_EXPRESS', /^3[47]/],
-    ['DINERS_CLUB', /^3(0[0-5]|[689])/],
-    ['DISCOVER', /^(6011|65|64[4-9])/],
-    ['JCB', /^35/],
-  ];
-  var NAMES = { ELO: 'Elo', VISA: 'Visa', MASTER: 'Mastercard', AMERICAN_EXPRESS: 'American Express', DINERS_CLUB: 'Diners Club', DISCOVER: 'Discover', JCB: 'JCB' };
-
+  // The vault's brand table (rails/cards cardBrands): [type, name, scheme or null, patterns]. The brand is
+  // the one whose pattern is the longest prefix of the number, the earlier brand on a tie, as the vault
+  // decides; a brand without a scheme (Hipercard, Maestro…) is recognised and refused.
+  var BRANDS = JSON.parse(number.getAttribute('data-brands') || '[]');
+  var slot = form.querySelector('.brand-slot');
   function digits(value) {
     return value.replace(/\D/g, '');
   }
@@ -172,18 +199,86 @@
     }
     return sum % 10 === 0;
   }
+  function brandOf(d) {
+    var best = null;
+    var bestLength = 0;
+    BRANDS.forEach(function (brand) {
+      brand[3].forEach(function (pattern) {
+        var min = typeof pattern === 'number' ? pattern : pattern[0];
+        var max = typeof pattern === 'number' ? pattern : pattern[1];
+        var length = String(min).length;
+        if (length <= bestLength || d.length < length) return;
+        var prefix = Number(d.slice(0, length));
+        if (prefix >= min && prefix <= max) {
+          best = brand;
+          bestLength = length;
+        }
+      });
+    });
+    return best && { type: best[0], name: best[1], scheme: best[2] };
+  }
   function schemeOf(d) {
-    for (var i = 0; i < SCHEMES.length; i += 1) if (SCHEMES[i][1].test(d)) return SCHEMES[i][0];
-    return null;
+    var brand = brandOf(d);
+    return brand ? brand.scheme : null;
+  }
+  function notAccepted(brand) {
+    return text('brandNotAccepted').replace('{brand}', brand.name);
   }
   function showNumberState() {
     var d = digits(number.value);
-    var scheme = schemeOf(d);
+    var brand = brandOf(d);
     var valid = luhn(d);
-    number.setAttribute('aria-invalid', d.length >= 12 && !valid ? 'true' : 'false');
-    schemeOut.textContent = (scheme ? NAMES[scheme] : '') + (d.length >= 12 ? (valid ? ' ✓' : ' — ' + text('luhnInvalid')) : '');
-    schemeOut.dataset.scheme = scheme || '';
+    var refused = brand && !brand.scheme;
+    number.setAttribute('aria-invalid', refused || (d.length >= 12 && !valid) ? 'true' : 'false');
+    schemeOut.textContent = refused
+      ? notAccepted(brand)
+      : (brand ? brand.name : '') + (d.length >= 12 ? (valid ? ' ✓' : ' — ' + text('luhnInvalid')) : '');
+    schemeOut.dataset.scheme = (brand && brand.scheme) || '';
+    schemeOut.dataset.brand = brand ? brand.type : '';
     schemeOut.dataset.valid = valid ? 'true' : 'false';
+    if (slot) {
+      slot.querySelectorAll('svg').forEach(function (badge) {
+        if (brand && badge.getAttribute('data-brand') === brand.type) badge.removeAttribute('hidden');
+        else badge.setAttribute('hidden', '');
+      });
+    }
+  }
+
+  // CPF (11 digits) or CNPJ (14 characters, letters allowed since 2026), check digits as the vault checks them.
+  function taxIdValid(value) {
+    var v = value.trim().toUpperCase().replace(/[./ -]/g, '');
+    if (/^(\d)\1*$/.test(v)) return false;
+    if (/^\d{11}$/.test(v)) {
+      // Each check digit: the digits before it weighted n+1 down to 2, times 10, mod 11 (10 counts as 0).
+      for (var n = 9; n <= 10; n += 1) {
+        var sum = 0;
+        for (var i = 0; i < n; i += 1) sum += Number(v.charAt(i)) * (n + 1 - i);
+        if (((sum * 10) % 11) % 10 !== Number(v.charAt(n))) return false;
+      }
+      return true;
+    }
+    if (/^[0-9A-Z]{12}\d{2}$/.test(v)) {
+      for (var m = 12; m <= 13; m += 1) {
+        var total = 0;
+        for (var j = 0; j < m; j += 1) total += (v.charCodeAt(j) - 48) * (((m - 1 - j) % 8) + 2);
+        var rest = total % 11;
+        if ((rest < 2 ? 0 : 11 - rest) !== Number(v.charAt(m))) return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // Expiry against the month the server checks with (the merchant clock): refused when the month is not
+  // 01–12, the card expired before this month, or the year is more than 20 years ahead.
+  function expiryProblem(month, year) {
+    if (month < 1 || month > 12) return text('expiryMonthInvalid');
+    var now = /^(\d{4})-(\d{2})$/.exec(form.dataset.currentMonth || '');
+    if (!now) return null;
+    var thisYear = Number(now[1]);
+    if (year < thisYear || (year === thisYear && month < Number(now[2]))) return text('cardExpired');
+    if (year > thisYear + 20) return text('expiryInvalid');
+    return null;
   }
   // Expiry: digits only, the "/" is written for the customer (numeric keypads have none). A first digit
   // above 1 can only be a month 02–09; deleting the "/" is respected rather than undone at once.
@@ -199,6 +294,16 @@
     if (formatted !== raw) expiryField.value = formatted;
   });
 
+  // The pay button says what the chosen installments cost in all.
+  var installments = form.elements.namedItem('installments');
+  if (installments) {
+    installments.addEventListener('change', function () {
+      var chosen = installments.options[installments.selectedIndex];
+      var submit = form.querySelector('button[type=submit]');
+      if (chosen && submit && chosen.getAttribute('data-pay-label')) submit.textContent = chosen.getAttribute('data-pay-label');
+    });
+  }
+
   number.addEventListener('input', function () {
     var d = digits(number.value).slice(0, 19);
     var grouped = d.replace(/(\d{4})(?=\d)/g, '$1 ');
@@ -211,47 +316,57 @@
     var field = function (name) {
       return form.elements.namedItem(name);
     };
+    // Every problem at once, in the order of the fields, each a link in the error summary.
     var problems = [];
-    var firstBad = null;
     var bad = function (input, message) {
       input.setAttribute('aria-invalid', 'true');
-      problems.push(message);
-      if (!firstBad) firstBad = input;
+      problems.push({ field: input, message: message });
     };
-    ['name', 'email', 'tax_id', 'number', 'expiry', 'cvv', 'holder_name'].forEach(function (name) {
+    var debit = form.dataset.cardMethod === 'DEBITCARD';
+    var names = ['name', 'email', 'tax_id'].concat(debit ? ['phone'] : [], ['number', 'expiry', 'cvv', 'holder_name']);
+    names.forEach(function (name) {
       field(name).setAttribute('aria-invalid', 'false');
     });
-    ['name', 'email', 'tax_id', 'holder_name'].forEach(function (name) {
-      if (field(name).value.trim() === '') bad(field(name), text('required'));
-    });
+    var empty = function (name) {
+      if (field(name).value.trim() !== '') return false;
+      var label = form.querySelector('label[for="' + name + '"]');
+      bad(field(name), text('fieldRequired').replace('{field}', label ? label.textContent : name));
+      return true;
+    };
     var d = digits(number.value);
-    if (!luhn(d) || !schemeOf(d)) bad(number, text('luhnInvalid'));
     var expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(field('expiry').value);
     var month = expiry ? Number(expiry[1]) : 0;
-    if (!expiry || month < 1 || month > 12) bad(field('expiry'), text('expiryInvalid'));
     var cvv = field('cvv').value.trim();
-    if (!/^\d{3,4}$/.test(cvv)) bad(field('cvv'), text('cvvInvalid'));
-    var debit = form.dataset.cardMethod === 'DEBITCARD';
     var phone = debit ? digits(field('phone').value) : '';
-    if (debit) {
-      field('phone').setAttribute('aria-invalid', 'false');
-      if (phone.length === 12 || phone.length === 13) phone = phone.indexOf('55') === 0 ? phone.slice(2) : phone;
-      if (phone.length !== 10 && phone.length !== 11) bad(field('phone'), text('phoneInvalid'));
-    }
+    if (phone.length === 12 || phone.length === 13) phone = phone.indexOf('55') === 0 ? phone.slice(2) : phone;
+    names.forEach(function (name) {
+      if (empty(name)) return;
+      if (name === 'tax_id' && !taxIdValid(field(name).value)) bad(field(name), text('taxIdInvalid'));
+      if (name === 'phone' && phone.length !== 10 && phone.length !== 11) bad(field(name), text('phoneInvalid'));
+      if (name === 'number') {
+        var brand = brandOf(d);
+        if (brand && !brand.scheme) bad(number, notAccepted(brand));
+        else if (!luhn(d) || !schemeOf(d)) bad(number, text('luhnInvalid'));
+      }
+      if (name === 'expiry') {
+        var problem = expiry ? expiryProblem(month, Number(expiry[2].length === 2 ? '20' + expiry[2] : expiry[2])) : text('expiryInvalid');
+        if (problem) bad(field(name), problem);
+      }
+      if (name === 'cvv' && !/^\d{3,4}$/.test(cvv)) bad(field(name), text('cvvInvalid'));
+    });
     if (problems.length > 0) {
-      announce('form-errors', problems.filter(function (p, i) { return problems.indexOf(p) === i; }).join(' '));
-      firstBad.focus();
+      showErrors(problems, true);
       return;
     }
     var year = expiry[2].length === 2 ? '20' + expiry[2] : expiry[2];
     var submit = form.querySelector('button[type=submit]');
     submit.disabled = true;
-    announce('form-errors', '');
+    showErrors([], false);
     announce('form-status', text('processing'));
     var fail = function (body) {
       submit.disabled = false;
       announce('form-status', '');
-      announce('form-errors', body ? errorText(body) : text('submitFailed'));
+      showErrors([{ message: body ? errorText(body) : text('submitFailed') }], true);
     };
     if (debit) {
       payByDebit(
@@ -330,5 +445,77 @@
       .catch(function () {
         failed(null);
       });
+  }
+
+  // Boleto payer form (boleto-payer-form.ts): the bank registers the boleto with the payer's name, CPF or
+  // CNPJ and address. The CPF's or CNPJ's check digits and the CEP are checked here before anything is
+  // sent (and again by the server); the boleto attempt then starts with the payer.
+  function boletoPayerForm() {
+    var payerForm = document.getElementById('boleto-payer-form');
+    if (!payerForm) return;
+    var checkDigit = function (chars, weights) {
+      var sum = 0;
+      for (var i = 0; i < weights.length; i += 1) sum += (chars.charCodeAt(i) - 48) * weights[i];
+      var rest = sum % 11;
+      return String(rest < 2 ? 0 : 11 - rest);
+    };
+    var taxIdValid = function (raw) {
+      var v = raw.replace(/[./\s-]/g, '').toUpperCase();
+      if (/^(.)\1*$/.test(v)) return false;
+      if (/^\d{11}$/.test(v)) {
+        return checkDigit(v, [10, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(9) && checkDigit(v, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(10);
+      }
+      if (/^[0-9A-Z]{12}\d{2}$/.test(v)) {
+        return checkDigit(v, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(12) && checkDigit(v, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]) === v.charAt(13);
+      }
+      return false;
+    };
+    var names = ['name', 'tax_id', 'postal_code', 'street', 'number', 'complement', 'district', 'city', 'state'];
+    payerForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var field = function (name) {
+        return payerForm.elements.namedItem(name);
+      };
+      var problems = [];
+      var firstBad = null;
+      var bad = function (input, message) {
+        input.setAttribute('aria-invalid', 'true');
+        if (problems.indexOf(message) < 0) problems.push(message);
+        if (!firstBad) firstBad = input;
+      };
+      names.forEach(function (name) {
+        field(name).setAttribute('aria-invalid', 'false');
+        if (name !== 'complement' && field(name).value.trim() === '') bad(field(name), text('required'));
+      });
+      if (field('tax_id').value.trim() !== '' && !taxIdValid(field('tax_id').value)) bad(field('tax_id'), payerForm.dataset.taxIdInvalid);
+      var cep = field('postal_code').value.replace(/[.\s-]/g, '');
+      if (cep !== '' && !/^\d{8}$/.test(cep)) bad(field('postal_code'), payerForm.dataset.postalCodeInvalid);
+      if (problems.length > 0) {
+        announce('form-errors', problems.join(' '));
+        firstBad.focus();
+        return;
+      }
+      var payer = {};
+      names.forEach(function (name) {
+        var value = field(name).value.trim();
+        if (name !== 'complement' || value !== '') payer[name] = value;
+      });
+      var submit = payerForm.querySelector('button[type=submit]');
+      submit.disabled = true;
+      announce('form-errors', '');
+      announce('form-status', text('processing'));
+      postJson(data.attemptsUrl, { method: 'BOLETO', payer: payer })
+        .then(function (result) {
+          if (result.ok) return window.location.assign(data.pageUrl);
+          submit.disabled = false;
+          announce('form-status', '');
+          announce('form-errors', errorText(result.body));
+        })
+        .catch(function () {
+          submit.disabled = false;
+          announce('form-status', '');
+          announce('form-errors', text('submitFailed'));
+        });
+    });
   }
 })();

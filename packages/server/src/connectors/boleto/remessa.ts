@@ -33,8 +33,26 @@ export interface RemessaEntry {
   readonly companyReference: string;
   /** The merchant the boleto is collected for, named as the final beneficiary (sacador/avalista). */
   readonly merchantName: string;
-  /** The payer, when known; Colibri's checkout collects none. */
-  readonly payer?: { readonly documentType: '1' | '2'; readonly document: string; readonly name: string } | undefined;
+  /** The payer (pagador), which banks require of a registered boleto; without it segment Q carries inscription type 0. */
+  readonly payer?: RemessaPayer | undefined;
+}
+
+/** The payer of segment Q (positions 18-153; FEBRABAN notes G005, G006, G013, C029-C034). */
+export interface RemessaPayer {
+  /** Inscription type: 1 CPF, 2 CNPJ. */
+  readonly documentType: '1' | '2';
+  /** The CPF (11 digits) or CNPJ (14), written right-aligned in 15 digits. */
+  readonly document: string;
+  readonly name: string;
+  /** Street, number and complement in one line (40 characters). */
+  readonly address: string;
+  /** Bairro (15 characters). */
+  readonly district: string;
+  /** CEP, 8 digits: the first five and the three-digit suffix are two fields. */
+  readonly postalCode: string;
+  readonly city: string;
+  /** UF, two letters. */
+  readonly state: string;
 }
 
 export interface RemessaInput {
@@ -53,6 +71,23 @@ export const REMESSA_MOVEMENTS = { REGISTER: '01', WRITE_OFF: '02' } as const;
 /** Banco do Brasil's agreement field (positions 33-52 of the headers): agreement (9), 0014, wallet (2), variation (3), two blanks. */
 function agreementField(b: Beneficiary): string {
   return `${b.agreement.padStart(9, '0')}0014${b.wallet}${b.walletVariation}  `;
+}
+
+/** Segment Q's payer fields; without a payer, inscription type 0 and blanks (a strict bank rejects it: reasons 45-48). */
+function payerFields(payer: RemessaPayer | undefined): Record<string, string> {
+  if (!payer) return { payer_document_type: '0', payer_document: '0' };
+  if (!/^\d{8}$/.test(payer.postalCode)) throw new Error('payer postal code: a CEP has 8 digits');
+  return {
+    payer_document_type: payer.documentType,
+    payer_document: payer.document,
+    payer_name: payer.name,
+    payer_address: payer.address,
+    payer_district: payer.district,
+    payer_zip: payer.postalCode.slice(0, 5),
+    payer_zip_suffix: payer.postalCode.slice(5),
+    payer_city: payer.city,
+    payer_state: payer.state,
+  };
 }
 
 /** Banco do Brasil's wallet code of segment P (position 58): 7 for wallet 17 in the simple modality, 1 for 11 and 12. */
@@ -133,9 +168,7 @@ export function buildRemessa(input: RemessaInput): { content: string; lines: num
     lines.push(writeRecord(layout.Q, {
       ...head,
       record_number: ++record,
-      payer_document_type: entry.payer?.documentType ?? '0',
-      payer_document: entry.payer?.document ?? '0',
-      payer_name: entry.payer?.name ?? '',
+      ...payerFields(entry.payer),
       guarantor_document_type: '0',
       guarantor_name: entry.merchantName,
     }));

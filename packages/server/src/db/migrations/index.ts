@@ -33,6 +33,7 @@ import * as boletoBankFiles from './0036-boleto-bank-files';
 import * as paymentIpCountry from './0038-payment-ip-country';
 import * as externalAuthentications from './0039-external-authentications';
 import * as paymentsByReference from './0042-payments-by-reference';
+import * as boletoPayer from './0044-boleto-payer';
 import * as payoutDispatches from './0037-payout-dispatches';
 
 /**
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0039-external-authentications': externalAuthentications,
   '0042-payments-by-reference': paymentsByReference,
   '0037-payout-dispatches': payoutDispatches,
+  '0044-boleto-payer': boletoPayer,
 };

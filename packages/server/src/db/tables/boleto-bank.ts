@@ -38,6 +38,15 @@ export interface BoletoRegistrationsTable {
   credited_on: string | null;
   result_code: string | null;
   result_description: string | null;
+  /** The payer the boleto was registered with (migration 0044); null where none was given (sandbox). */
+  payer_tax_id_type: ColumnType<'CPF' | 'CNPJ' | null, 'CPF' | 'CNPJ' | null | undefined, never>;
+  payer_tax_id: ColumnType<string | null, string | null | undefined, never>;
+  payer_name: ColumnType<string | null, string | null | undefined, never>;
+  payer_address: ColumnType<string | null, string | null | undefined, never>;
+  payer_district: ColumnType<string | null, string | null | undefined, never>;
+  payer_city: ColumnType<string | null, string | null | undefined, never>;
+  payer_state: ColumnType<string | null, string | null | undefined, never>;
+  payer_postal_code: ColumnType<string | null, string | null | undefined, never>;
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }

@@ -1,5 +1,19 @@
 import type { ColumnType } from 'kysely';
 
+/** A session's boleto payer as stored (JSON). */
+export interface StoredPayer {
+  tax_id_type: 'CPF' | 'CNPJ';
+  tax_id: string;
+  name: string;
+  street: string;
+  number: string;
+  complement: string | null;
+  district: string;
+  city: string;
+  state: string;
+  postal_code: string;
+}
+
 /** Table types of hosted checkout (migration 0009-checkout); merged into db/schema.ts's Database. */
 export interface CheckoutSessionsTable {
   checkout_id: ColumnType<string, string | undefined, never>;
@@ -36,6 +50,11 @@ export interface CheckoutSessionsTable {
    */
   card_attempt_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   attempts: ColumnType<number, number | undefined, number>;
+  /**
+   * The boleto payer (checkout/boleto-payer.ts: tax_id_type, tax_id, name, street, number, complement,
+   * district, city, state, postal_code), from generation or the page; null until one is given (migration 0044).
+   */
+  payer: ColumnType<StoredPayer | null, string | null | undefined, string | null>;
   /** Why a final session ended: PAID, DECLINED, ERROR, EXPIRED or ATTEMPTS_EXHAUSTED. */
   end_reason: string | null;
   expires_at: Date;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CardScheme } from './card-number';
 import {
+  cardBrands,
   cardNumberLengths,
   detectCardScheme,
   luhnCheck,
@@ -95,6 +96,9 @@ describe('detectCardScheme: several BINs per scheme', () => {
       withLuhnDigit('220000'), // Mir
       withLuhnDigit('9792'), // Troy
       withLuhnDigit('650052'), // Troy, inside Discover's 65
+      withLuhnDigit('384100', 19), // Hipercard's older BINs, inside Diners Club's 38
+      withLuhnDigit('384140', 19),
+      withLuhnDigit('384160', 19),
     ]) {
       expect(detectCardScheme(number)).toBeNull();
       expect(validateCardNumber(number)).toEqual({ ok: false, reason: 'UNKNOWN_SCHEME' });
@@ -190,6 +194,57 @@ describe('detectCardScheme: Elo BINs inside other schemes’ ranges', () => {
     expect(detectCardScheme('4111111111111111')).toBe('VISA');
     expect(detectCardScheme('5555555555554444')).toBe('MASTER');
     expect(detectCardScheme('6011111111111117')).toBe('DISCOVER');
+  });
+});
+
+describe('cardBrands: the table the checkout page detects brands with', () => {
+  // The page's rule, written out: the brand whose pattern is the longest prefix, the earlier brand on a tie.
+  const brands = cardBrands();
+  function longestPrefixBrand(digits: string) {
+    let best: (typeof brands)[number] | null = null;
+    let bestLength = 0;
+    for (const brand of brands) {
+      for (const pattern of brand.patterns) {
+        const [min, max] = typeof pattern === 'number' ? [pattern, pattern] : pattern;
+        const length = String(min).length;
+        const prefix = Number(digits.slice(0, length));
+        if (length > bestLength && prefix >= min && prefix <= max) {
+          best = brand;
+          bestLength = length;
+        }
+      }
+    }
+    return best;
+  }
+
+  it('lists our seven schemes first, and Hipercard with its 38 BINs as a brand we do not process', () => {
+    expect(cardBrands().slice(0, 7).map((b) => b.scheme)).toEqual(['VISA', 'MASTER', 'ELO', 'AMERICAN_EXPRESS', 'DINERS_CLUB', 'DISCOVER', 'JCB']);
+    expect(cardBrands().find((b) => b.type === 'hipercard')).toEqual({ type: 'hipercard', name: 'Hipercard', scheme: null, patterns: [606282, 384100, 384140, 384160] });
+  });
+
+  it('answers as detectCardScheme at both ends of every pattern, just outside them, and on every 61st BIN', () => {
+    // Every pattern's bounds, widened to 8 digits (the longest pattern), and one digit either side of them.
+    const prefixes = new Set<string>();
+    for (const brand of brands) {
+      for (const pattern of brand.patterns) {
+        const [min, max] = typeof pattern === 'number' ? [pattern, pattern] : pattern;
+        for (const bound of [min - 1, min, max, max + 1]) {
+          prefixes.add(String(bound).padEnd(8, '0'));
+          prefixes.add(String(bound).padEnd(8, '9'));
+        }
+      }
+    }
+    for (let bin = 100_000; bin <= 999_999; bin += 61) prefixes.add(String(bin));
+    const differences: string[] = [];
+    for (const prefix of prefixes) {
+      const number = prefix.padEnd(16, '0');
+      const page = longestPrefixBrand(number)?.scheme ?? null;
+      if (page !== detectCardScheme(number)) differences.push(`${number}: page ${page}, vault ${detectCardScheme(number)}`);
+    }
+    expect(prefixes.size).toBeGreaterThan(15_000);
+    expect(differences).toEqual([]);
+    expect(longestPrefixBrand('6062825624254001')?.type).toBe('hipercard');
+    expect(longestPrefixBrand(withLuhnDigit('384140', 19))?.type).toBe('hipercard');
   });
 });
 

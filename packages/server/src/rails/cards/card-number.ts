@@ -14,6 +14,10 @@
  * Colibri accepts seven schemes; numbers the library attributes to any other (Maestro, UnionPay, Hipercard,
  * Hiper, Troy, Mir, Verve, Naranja) have no scheme here.
  *
+ * A second correction: Hipercard's older 19-digit cards carry BINs 384100, 384140 and 384160, which the
+ * library only knows as Diners Club's 38. They are Hipercard's (not a scheme Colibri processes), so they
+ * have no scheme here either, rather than being sent to the processor as Diners Club cards.
+ *
  * One correction on top of the library: when two schemes match with the same strength it keeps the one listed
  * first, and its Troy entry (a Turkish scheme) lists BIN 650923, which is also inside Elo's 650901–650978. Troy
  * comes first, so the library calls 650923… Troy. An exhaustive pass over all six-digit prefixes found this to
@@ -41,6 +45,9 @@ const LIBRARY_TYPE_BY_SCHEME: Record<CardScheme, string> = {
 const SCHEME_BY_LIBRARY_TYPE = new Map<string, CardScheme>(
   Object.entries(LIBRARY_TYPE_BY_SCHEME).map(([scheme, type]) => [type, scheme as CardScheme]),
 );
+
+/** Hipercard's BINs inside Diners Club's 38 range, which the library does not list (see the module comment). */
+const HIPERCARD_38_BINS: readonly number[] = [384100, 384140, 384160];
 
 /** The shortest and longest card numbers ISO/IEC 7812 allows. */
 export const CARD_NUMBER_MIN_LENGTH = 12;
@@ -102,6 +109,7 @@ export function detectCardScheme(cardNumber: string): CardScheme | null {
   if (typeof cardNumber !== 'string') return null;
   const digits = cardNumber.replace(/[ -]/g, '');
   if (!/^[0-9]+$/.test(digits)) return null;
+  if (matchStrength(digits, HIPERCARD_38_BINS) > 0) return null;
   const matches = creditCardType(digits);
   // More than one candidate means the prefix is still ambiguous (too few digits for the longest patterns); the
   // library returns a single one once a longest match is certain.
@@ -134,6 +142,38 @@ function matchStrength(digits: string, patterns: readonly (number | number[])[])
     if (prefix >= min && prefix <= max) strength = Math.max(strength, length);
   }
   return strength;
+}
+
+/** One brand of `cardBrands`: its BIN patterns and, when Colibri processes it, its scheme. */
+export interface CardBrand {
+  /** The library's identifier: `visa`, `elo`, `hipercard`, … */
+  readonly type: string;
+  /** The brand as people write it: Visa, Mastercard, Hipercard, … */
+  readonly name: string;
+  /** Colibri's scheme, or null for a brand the vault refuses (`CARD_SCHEME_UNSUPPORTED`). */
+  readonly scheme: CardScheme | null;
+  /** Prefixes and inclusive ranges of equal-length prefixes, as `credit-card-type` writes them. */
+  readonly patterns: readonly (number | readonly [number, number])[];
+}
+
+/**
+ * Every brand the scheme detection knows, Colibri's seven first, each with the BIN patterns
+ * `detectCardScheme` uses (the Hipercard correction included). A browser that picks the brand whose
+ * pattern is the longest prefix of a complete number, preferring the earlier brand on a tie, answers as
+ * `detectCardScheme` does; the checkout page's script does exactly that, so the page shows the brand the
+ * vault will find.
+ * @example cardBrands().find((b) => b.type === 'hipercard') // { type: 'hipercard', name: 'Hipercard', scheme: null, patterns: [606282, 384100, 384140, 384160] }
+ */
+export function cardBrands(): CardBrand[] {
+  const ours = Object.entries(LIBRARY_TYPE_BY_SCHEME).map(([scheme, type]) => ({ type, scheme: scheme as CardScheme }));
+  const others = Object.values(creditCardType.types)
+    .filter((type) => !SCHEME_BY_LIBRARY_TYPE.has(type))
+    .map((type) => ({ type, scheme: null }));
+  return [...ours, ...others].map(({ type, scheme }) => {
+    const info = creditCardType.getTypeInfo(type);
+    const patterns = info.patterns.map((p) => (Array.isArray(p) ? ([p[0], p[1]] as [number, number]) : (p as number)));
+    return { type, name: info.niceType, scheme, patterns: type === 'hipercard' ? [...patterns, ...HIPERCARD_38_BINS] : patterns };
+  });
 }
 
 /**

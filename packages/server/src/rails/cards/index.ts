@@ -2,6 +2,7 @@
 export {
   CARD_NUMBER_MAX_LENGTH,
   CARD_NUMBER_MIN_LENGTH,
+  cardBrands,
   cardNumberLengths,
   detectCardScheme,
   luhnCheck,
@@ -12,6 +13,7 @@ export {
   validateExpiry,
 } from './card-number';
 export type {
+  CardBrand,
   CardNumberFailureReason,
   CardNumberResult,
   CardScheme,
