@@ -128,7 +128,10 @@ it('finds the guides, and lists the blocks it does not run with their reasons', 
   console.info(`guide-test: ${skipped.length} blocks not run here:\n${skipped.join('\n')}`);
 });
 
-for (const engine of ENGINES) {
+// A guide whose every block is listed as not run here has nothing to run.
+const runnable = all.filter((g) => g.blocks.some((b) => b.skip === undefined));
+
+for (const engine of runnable.length > 0 ? ENGINES : []) {
   describe(`every step of every guide runs as written [${engine}]`, () => {
     let service: TestService;
     beforeAll(async () => {
@@ -139,7 +142,7 @@ for (const engine of ENGINES) {
       await service.close();
     });
 
-    for (const guide of all) {
+    for (const guide of runnable) {
       describe(guide.name, () => {
         // A merchant per guide, as a reader starts each guide afresh: a fault one guide injects, a secret it
         // rotates, stays with it. It has the name npm start gives the demo merchant.
