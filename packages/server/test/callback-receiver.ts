@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /**
  * A merchant's callback endpoint for tests: a real HTTP server on 127.0.0.1 that records every
@@ -101,4 +103,14 @@ export async function startReceiver(): Promise<CallbackReceiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A callback's payload once its Standard Webhooks signature checks out under `secret` (throws otherwise). */
+export function verifyCallback(secret: string, callback: ReceivedCallback): any {
+  return new Webhook(secret).verify(callback.body, callback.headers as Record<string, string>);
+}
+
+/** A fresh receiver path, so a test (or an endpoint) reads only its own callbacks. */
+export function callbackPath(name: string): string {
+  return `/${name}/${randomBytes(4).toString('hex')}`;
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordEvent, type EventType } from '../src/events/outbox';
-import { startReceiver, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
+import { callbackPath as path, startReceiver, verifyCallback as verify, type CallbackReceiver } from './callback-receiver';
 import { customerWithCard, paymentBody } from './fixtures';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 
@@ -22,15 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver.close();
 });
-
-function verify(secret: string, callback: ReceivedCallback): any {
-  return new Webhook(secret).verify(callback.body, callback.headers as Record<string, string>);
-}
-
-/** A fresh path per endpoint, so each test reads only its own callbacks. */
-function path(name: string): string {
-  return `/${name}/${randomBytes(4).toString('hex')}`;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

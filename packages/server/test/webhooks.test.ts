@@ -10,7 +10,7 @@ import { createMerchant } from '../src/merchants/create-merchant';
 import { createOutboundGuard } from '../src/webhooks/outbound-guard';
 import { purgeOldEvents } from '../src/webhooks/retention';
 import { createCallbackAgent, postCallback } from '../src/webhooks/post-callback';
-import { startReceiver, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
+import { callbackPath as path, startReceiver, verifyCallback as verify, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
 import { customerWithCard, paymentBody } from './fixtures';
 import { createTestDatabase, describeEachEngine, ENGINES, type TestMerchant, type TestService } from './harness';
 import { api, freePort, spawnColibri, waitForOutput } from './processes';
@@ -31,15 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver.close();
 });
-
-function verify(secret: string, callback: ReceivedCallback): unknown {
-  return new Webhook(secret).verify(callback.body, callback.headers as Record<string, string>);
-}
-
-/** A fresh path per test, so each test reads only its own callbacks. */
-function path(name: string): string {
-  return `/${name}/${randomBytes(4).toString('hex')}`;
-}
 
 /** Records an event the way a domain does, in a transaction, and wakes the worker as a domain does after committing. */
 /** An event whose one delivery is pending, its next attempt a day away from the moment it is recorded. */
