@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -41,7 +41,7 @@ function stopper(child: ChildProcess) {
 export async function startHelloWorld(port: number): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/hello-world.ts')], {
     env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/`, child);
@@ -50,7 +50,9 @@ export async function startHelloWorld(port: number): Promise<Started> {
 
 export async function startColibri(port: number, env: Record<string, string>): Promise<Started & { adminToken: string }> {
   const adminToken = `adm_bench_${Date.now()}`;
-  // BENCH_NODE_ARGS passes flags to the service's node, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  // BENCH_NODE_ARGS passes flags to the service's node, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof';
+  // BENCH_SERVICE_STDOUT names a file for its standard output (V8's --trace-opt and --trace-deopt write there).
+  const stdout = process.env.BENCH_SERVICE_STDOUT ? openSync(process.env.BENCH_SERVICE_STDOUT, 'w') : 'ignore';
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'packages/server/bin/colibri.js'), 'serve'], {
     env: {
@@ -63,7 +65,7 @@ export async function startColibri(port: number, env: Record<string, string>): P
       COLIBRI_AUTH_FAILURES_PER_ADDRESS: '1000000',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child);

@@ -7,8 +7,9 @@
  * Settings: BENCH_LATENCIES (0,200,1000 ms of sandbox processor latency), BENCH_CONNECTIONS (16),
  * BENCH_SECONDS (10), BENCH_ROUNDS (1; with more, each figure is the median of the rounds), BENCH_PGLITE
  * (200: the latency of the PGlite run; `off` skips it), BENCH_TOPOLOGY=split (jobs in a separate
- * `colibri worker` process), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)). It ends with
- * issue 35's targets, each PASS, BELOW or NOT RUN (bench/targets.ts).
+ * `colibri worker` process), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)),
+ * BENCH_WARMUP_SECONDS (5: load before the measured load, see below). It ends with issue 35's targets, each
+ * PASS, BELOW or NOT RUN (bench/targets.ts).
  *
  * The baseline: pgbench's TPC-B-like transaction updates one of `scale` branch rows, so at scale 1 every
  * pgbench client waits for the same row and its tps is held down by that lock, not by the machine; pgbench's
@@ -26,6 +27,12 @@
  * - CPU per settled payment over load and drain, from /proc: the service's processes, PostgreSQL's backends
  *   serving them, and this process (the load generator, which also polls for the drain), apart.
  * Each rate is given as a ratio to pgbench's tps of the same round, at both scales.
+ *
+ * Colibri is measured warm, as it runs in production: the same load runs for BENCH_WARMUP_SECONDS first
+ * (its payments carry reference_id `warmup`, settle before the measured load starts and are left out
+ * of every figure). A service measured cold spends a fifth of its CPU in V8's optimising compiler
+ * during a 10 s load (perf, 2026-11-28), which a service running for days has long paid; pgbench, a C
+ * program, has nothing to warm. BENCH_WARMUP_SECONDS=0 measures cold, as the figures before 2026-11-28 were.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +51,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const latencies = (process.env.BENCH_LATENCIES ?? '0,200,1000').split(',').map(Number);
 const pgliteLatency = process.env.BENCH_PGLITE === 'off' ? undefined : Number(process.env.BENCH_PGLITE ?? 200);
 const scale = Number(process.env.BENCH_PGBENCH_SCALE ?? Math.max(connections, 10));
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 if (!Number.isInteger(scale) || scale < 1) throw new Error(`BENCH_PGBENCH_SCALE must be a positive integer, not ${process.env.BENCH_PGBENCH_SCALE}`);
+
+/** The payments of the measured load (the warm-up's carry reference_id `warmup`). */
+const MEASURED = "where reference_id = 'bench'";
 
 /** What one run of Colibri measured. */
 interface Settlement {
@@ -92,17 +103,43 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       token,
       body: JSON.stringify({ public_person_id: person.public_person_id, number: '4111111111111111', exp_month: '12', exp_year: '2035', cvv: '123', holder_name: 'BENCH' }),
     });
-    const body = JSON.stringify({
-      contract_id: merchant.contract_id,
-      reference_id: 'bench',
-      public_person_id: person.public_person_id,
-      public_card_id: card.public_card_id,
-      payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 },
-    });
-    let lastToken = '';
-    // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
+    const bodyOf = (reference: string) =>
+      JSON.stringify({
+        contract_id: merchant.contract_id,
+        reference_id: reference,
+        public_person_id: person.public_person_id,
+        public_card_id: card.public_card_id,
+        payment: { amount: '10.00', method: 'CREDITCARD', asset: 'BRL', installments: 1 },
+      });
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
+    const processing = async () => Number((await client?.query(`select count(*) from payments where status = 'PROCESSING'`))?.rows[0].count ?? 0);
+    const load = (reference: string, duration: number, onToken: (token: string) => void = () => undefined) =>
+      autocannon({
+        url: `${service.url}/checkout/sendPayment`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-token': token as string },
+        body: bodyOf(reference),
+        connections,
+        duration,
+        requests: [{ onResponse: (status: number, text: string) => void (status === 200 && onToken((JSON.parse(text) as { payment_token: string }).payment_token)) }],
+      });
+    /** Waits until the payment `last` is final and, on PostgreSQL, no payment is PROCESSING (at most two minutes). */
+    const drain = async (last: string, since: number) => {
+      while (Date.now() - since < 120_000) {
+        const details = await json(`${service.url}/transactionDetails/${last}`, { token });
+        const status = (details as unknown as { general_info?: { transaction_status?: string } }).general_info?.transaction_status;
+        if (status !== 'PROCESSING' && (await processing()) === 0) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    if (warmupSeconds > 0) {
+      let warmLast = '';
+      await load('warmup', warmupSeconds, (t) => (warmLast = t));
+      if (warmLast) await drain(warmLast, Date.now());
+    }
+    let lastToken = '';
+    // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
     const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
     const cpuBefore = { service: processCpuSeconds(servicePids), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>(), load: process.cpuUsage() };
     const loadStart = Date.now();
@@ -113,39 +150,26 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       rss.peak = Math.max(rss.peak, rss.last);
       if (rss.atOneMinute === undefined && Date.now() - loadStart >= 60_000) rss.atOneMinute = rss.last;
     }, 1000);
-    const result = await autocannon({
-      url: `${service.url}/checkout/sendPayment`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-auth-token': token as string },
-      body,
-      connections,
-      duration: seconds,
-      requests: [{ onResponse: (status: number, text: string) => void (status === 200 && (lastToken = (JSON.parse(text) as { payment_token: string }).payment_token)) }],
-    });
+    const result = await load('bench', seconds, (t) => (lastToken = t));
     const loadEnd = Date.now();
     clearInterval(sampler);
     // The queue is drained when the last payment accepted has settled (jobs are claimed in order) and,
     // on PostgreSQL, when no payment is PROCESSING; a drain that takes over two minutes is cut short and
     // what is left shows as unsettled.
-    const processing = async () => Number((await client?.query(`select count(*) from payments where status = 'PROCESSING'`))?.rows[0].count ?? 0);
-    while (Date.now() - loadEnd < 120_000) {
-      const last = await json(`${service.url}/transactionDetails/${lastToken}`, { token });
-      const status = (last as unknown as { general_info?: { transaction_status?: string } }).general_info?.transaction_status;
-      if (status !== 'PROCESSING' && (await processing()) === 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await drain(lastToken, loadEnd);
     const serviceCpu = processCpuSeconds(servicePids) - cpuBefore.service;
     const loadCpuUsage = process.cpuUsage(cpuBefore.load);
     const loadCpu = (loadCpuUsage.user + loadCpuUsage.system) / 1e6;
     const postgresCpu = client ? backendCpuSince(cpuBefore.postgres, await backendCpuSeconds(client)) : 0;
     let row: SettlementRow;
     if (client) {
-      row = (await client.query<SettlementRow>(settlementSql())).rows[0] as SettlementRow;
+      row = (await client.query<SettlementRow>(settlementSql(MEASURED))).rows[0] as SettlementRow;
       // The service's backends report their last counters as they exit.
       await worker?.stop();
       await service.stop();
       stopped = true;
-      await printRowsWritten(client, row.settled);
+      // The counters cover the warm-up too, so they are divided by every payment settled.
+      await printRowsWritten(client, Number((await client.query(`select count(*) from payments where status <> 'PROCESSING'`)).rows[0].count));
       await client.end();
     } else {
       // PGlite is the service's own: read it once the service has let go of it.
@@ -155,7 +179,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       stopped = true;
       const handle = await openDatabase({ engine: 'pglite', dataDir });
       const { sql } = await import('kysely');
-      row = (await sql.raw<SettlementRow>(settlementSql()).execute(handle.db)).rows[0] as SettlementRow;
+      row = (await sql.raw<SettlementRow>(settlementSql(MEASURED)).execute(handle.db)).rows[0] as SettlementRow;
       await handle.close();
     }
     const lastFinal = row.last_final_ms ?? loadEnd;
@@ -243,7 +267,7 @@ function describe(label: string, b: Baseline, s: Settlement): string {
 }
 
 console.log(
-  `connections=${connections} duration=${seconds}s rounds=${rounds} latencies=${latencies.join(',')} ms pgbench scale=${scale} (and 1) node=${process.version}${split ? ' topology=split' : ''}`,
+  `connections=${connections} duration=${seconds}s warm-up=${warmupSeconds}s rounds=${rounds} latencies=${latencies.join(',')} ms pgbench scale=${scale} (and 1) node=${process.version}${split ? ' topology=split' : ''}`,
 );
 if (scale < connections) console.log(`note: pgbench scale ${scale} is below its ${connections} clients, so the "fair" baseline is contended too`);
 console.log('');

@@ -11,12 +11,20 @@ describe('jsonParameter', () => {
   });
 
   it('leaves bigints unable to become JSON outside the call, even when the call fails', () => {
-    expect(() => JSON.stringify({ amount: 1n })).toThrow(TypeError);
+    expect(() => JSON.stringify({ amount: 1n })).toThrow(new TypeError('Do not know how to serialize a BigInt'));
     const circular: Record<string, unknown> = { amount: 2n };
     circular.self = circular;
     expect(() => jsonParameter(circular)).toThrow(TypeError);
     expect(() => JSON.stringify({ amount: 1n })).toThrow(TypeError);
     expect(jsonParameter({ amount: 3n })).toBe('{"amount":"3"}');
-    expect(Object.hasOwn(BigInt.prototype, 'toJSON')).toBe(false);
+  });
+
+  it('never changes BigInt.prototype, whose every change makes V8 drop the optimised code that relied on it', () => {
+    const before = Object.getOwnPropertyDescriptor(BigInt.prototype, 'toJSON');
+    jsonParameter({ amount: 4n });
+    expect(() => jsonParameter({ self: { toJSON: () => jsonParameter({ inner: 5n }) }, outer: 6n })).not.toThrow();
+    expect(jsonParameter({ self: { toJSON: () => JSON.parse(jsonParameter({ inner: 5n })) as unknown }, outer: 6n })).toBe('{"self":{"inner":"5"},"outer":"6"}');
+    expect(Object.getOwnPropertyDescriptor(BigInt.prototype, 'toJSON')).toEqual(before);
+    expect(() => JSON.stringify(7n)).toThrow(TypeError);
   });
 });

@@ -2,25 +2,39 @@
  * JSON text for a statement's `jsonb` parameter: bigints as decimal strings (PostgreSQL reads them
  * back exactly into `bigint` columns), dates as ISO 8601.
  *
- * BigInt gets a `toJSON` for the length of the one synchronous `JSON.stringify` call, and loses it
- * after: a replacer function would do the same, but JSON.stringify calls a replacer for every key and
- * value, and the statements of the payment path send hundreds of them per turn (about 40 % slower,
- * measured on payment rows). Nothing else can run between the two, and outside this call a bigint
- * still refuses to become JSON by accident.
+ * BigInt has a `toJSON`, installed once when this module loads, that answers only during the one
+ * synchronous `JSON.stringify` call of jsonParameter and otherwise throws the TypeError a bigint
+ * throws without it: outside this call a bigint still refuses to become JSON by accident.
+ *
+ * Why not the simpler ways. A replacer function would do the same, but JSON.stringify calls a replacer
+ * for every key and value, and the statements of the payment path send hundreds of them per turn
+ * (about 40 % slower, measured on payment rows). Adding `toJSON` for the length of each call and
+ * deleting it after (this module's first form) changes BigInt.prototype's shape twice per call, and
+ * V8 throws away the optimised code of every function that relied on that shape: under load the
+ * service then spent a fifth of its CPU re-optimising the same functions (perf and --trace-deopt,
+ * "code dependencies", 2026-11-28; docs/performance.md). A flag flipped around the call changes no shape.
  * @example sql`select * from jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as r(amount_minor bigint)`
  */
 export function jsonParameter(value: unknown): string {
-  const bigint = BigInt.prototype as { toJSON?: () => string };
-  // Already there (a caller's own toJSON calling back in, or a program that defines it for good): leave it.
-  if (bigint.toJSON !== undefined) return JSON.stringify(value);
-  bigint.toJSON = decimalText;
+  // A caller's own toJSON calling back in is already inside the call.
+  if (convertingBigints) return JSON.stringify(value);
+  convertingBigints = true;
   try {
     return JSON.stringify(value);
   } finally {
-    delete bigint.toJSON;
+    convertingBigints = false;
   }
 }
 
-function decimalText(this: bigint): string {
+/** True only while jsonParameter's JSON.stringify runs. */
+let convertingBigints = false;
+
+function bigintToJson(this: bigint): string {
+  if (!convertingBigints) throw new TypeError('Do not know how to serialize a BigInt');
   return this.toString();
+}
+
+// A program that gave BigInt a toJSON of its own keeps it (jsonParameter then writes what it writes).
+if ((BigInt.prototype as { toJSON?: unknown }).toJSON === undefined) {
+  Object.defineProperty(BigInt.prototype, 'toJSON', { value: bigintToJson, writable: false, enumerable: false, configurable: true });
 }
