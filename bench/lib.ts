@@ -41,7 +41,7 @@ function stopper(child: ChildProcess) {
 export async function startHelloWorld(port: number): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/hello-world.ts')], {
     env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', stdout, 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/`, child);
