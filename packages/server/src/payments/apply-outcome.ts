@@ -141,7 +141,10 @@ export async function applyOutcomes(db: Db, outcomes: readonly OperationOutcome[
         status = a.status, processor_id = a.processor_id, result_code = a.result_code, result_description = a.result_description,
         approved_at = a.approved_at, declined_at = a.declined_at, failed_at = a.failed_at
       from answer as a
-      where o.id = any(${operations.map((o) => o.id)}::uuid[]) and o.id = a.id and o.status = 'REQUESTED'
+      -- Driven by the answers, each finding its operation by primary key. (With the ids also as
+      -- \`o.id = any(…)\`, PostgreSQL drove from the operations it guessed to be one, and read the whole
+      -- list of answers again for each: a tenth of the statement's time for a hundred answers.)
+      where o.id = a.id and o.status = 'REQUESTED'
         and exists (select 1 from payments as p where p.payment_token = o.payment_token and p.status = 'PROCESSING')
       returning o.payment_token
     ),
