@@ -35,6 +35,7 @@ import * as externalAuthentications from './0039-external-authentications';
 import * as paymentsByReference from './0042-payments-by-reference';
 import * as boletoPayer from './0044-boleto-payer';
 import * as merchantTimeZone from './0045-merchant-time-zone';
+import * as lighterWrites from './0046-lighter-writes';
 import * as payoutDispatches from './0037-payout-dispatches';
 import * as webhookEndpoints from './0043-webhook-endpoints';
 
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '0043-webhook-endpoints': webhookEndpoints,
   '0044-boleto-payer': boletoPayer,
   '0045-merchant-time-zone': merchantTimeZone,
+  '0046-lighter-writes': lighterWrites,
 };
