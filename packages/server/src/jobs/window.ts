@@ -47,8 +47,11 @@ export class LeasedWindow<T> {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private poked = false;
-  private waitingForSlot = false;
   private claimedAt = 0;
+  /** The last claim filled every free slot (or none was free): work is waiting behind the window. */
+  private behind = false;
+  /** Resolves the wait for a quarter of the window to free up (waitForSlots). */
+  private slotsFreed: (() => void) | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
 
@@ -88,6 +91,7 @@ export class LeasedWindow<T> {
   private async shutdown(): Promise<void> {
     this.running = false;
     this.poke();
+    this.slotsFreed?.();
     await this.loop;
     const finished = Promise.all(this.inFlight.keys()).then(() => true);
     const timedOut = sleep(this.options.stopTimeoutMs, false, { ref: false });
@@ -100,9 +104,19 @@ export class LeasedWindow<T> {
 
   private async run(): Promise<void> {
     while (this.running) {
-      const interval = this.options.claimIntervalMs ?? 10;
-      const sinceLastClaim = Date.now() - this.claimedAt;
-      if (sinceLastClaim < interval) await sleep(interval - sinceLastClaim);
+      if (this.behind) {
+        // Behind a backlog, the next claim comes once a quarter of the window is free, whatever wakes
+        // the window meanwhile: it is a large claim then. Spaced by the interval instead, claims would
+        // cap throughput at a window per interval (128 callbacks per 100 ms: 1,280 a second, however
+        // fast the receivers answer); made at every wake-up, they would cost a statement per freed slot.
+        await this.waitForSlots();
+        if (!this.running) break;
+      } else {
+        // Wake-ups within the interval share one claim.
+        const sinceLastClaim = Date.now() - this.claimedAt;
+        const interval = this.options.claimIntervalMs ?? 10;
+        if (sinceLastClaim < interval) await sleep(interval - sinceLastClaim);
+      }
       const free = this.options.concurrency - this.inFlight.size;
       let claimed: T[] = [];
       if (free > 0) {
@@ -112,33 +126,43 @@ export class LeasedWindow<T> {
         } catch (error) {
           // The database may be gone for a while (a restart, a failover): wait and claim again.
           this.options.onError(error, 'claim');
+          this.behind = false;
           await sleep(1000);
           continue;
         }
         for (const item of claimed) this.begin(item);
       }
       if (!this.running) break;
-      // A full claim means more may be due: claim again once a quarter of the window is free (one
-      // claim per freed slot would cost a statement per item). A short claim means the queue ran dry:
-      // wait for a poke, or for the next poll to find retries that have come due.
-      await this.idle(free === 0 || claimed.length === free);
+      // A full claim means more may be due (see above). A short one means the queue ran dry: wait for a
+      // poke, or for the next poll to find retries that have come due.
+      this.behind = claimed.length === free;
+      if (!this.behind) await this.idle();
     }
   }
 
-  private idle(untilSlotsFree: boolean): Promise<void> {
+  private idle(): Promise<void> {
     if (this.poked) {
       this.poked = false;
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.poke(), this.options.pollMs);
-      this.waitingForSlot = untilSlotsFree;
       this.wake = () => {
         clearTimeout(timer);
-        this.waitingForSlot = false;
         resolve();
       };
     });
+  }
+
+  /** Items that must finish before a claim behind a backlog: a quarter of the window. */
+  private get quarter(): number {
+    return Math.max(1, Math.floor(this.options.concurrency / 4));
+  }
+
+  /** Waits until a quarter of the window is free (or the window stops). */
+  private waitForSlots(): Promise<void> {
+    if (!this.running || this.options.concurrency - this.inFlight.size >= this.quarter) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.slotsFreed = resolve));
   }
 
   private begin(item: T): void {
@@ -147,8 +171,11 @@ export class LeasedWindow<T> {
       .catch((error: unknown) => this.options.onError(error, 'run'))
       .finally(() => {
         this.inFlight.delete(work);
-        const free = this.options.concurrency - this.inFlight.size;
-        if (this.waitingForSlot && free >= Math.max(1, Math.floor(this.options.concurrency / 4))) this.poke();
+        const slotsFreed = this.slotsFreed;
+        if (slotsFreed && this.options.concurrency - this.inFlight.size >= this.quarter) {
+          this.slotsFreed = null;
+          slotsFreed();
+        }
       });
     this.inFlight.set(work, item);
   }
