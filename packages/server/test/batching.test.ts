@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { batchCalls } from '../src/lib/batch';
-import { applyOutcomes } from '../src/payments/apply-outcome';
+import { applyOutcomes, applyOutcomesQuietly } from '../src/payments/apply-outcome';
 import type { PaymentRow } from '../src/payments/payment-record';
 import { createPayment, createPayments, type NewPayment } from '../src/payments/create-payment';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
@@ -200,6 +200,36 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     // PROCESSING (at insert) for the four, and one settlement event each.
     expect(events.filter((e) => (e.data as { status: string }).status !== 'PROCESSING').map((e) => (e.data as { status: string }).status).sort()).toEqual(['DECLINED', 'PAID', 'PAID', 'PRE_AUTHORIZED']);
     expect(events).toHaveLength(8);
+  });
+
+  it("settles as applyOutcomes does in the job's quiet form, answering only which answers moved a payment", async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const db = service().ctx.db;
+    const [paid, declined] = await createPayments(db, [
+      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+    ]);
+    if (!paid || !declined) throw new Error('payments not stored');
+    const paidOp = await operationWithoutJob(db, paid, 'authorize');
+    const declinedOp = await operationWithoutJob(db, declined, 'authorize');
+    const now = new Date();
+    const applied = await applyOutcomesQuietly(db, [
+      { ...paidOp, result: { status: 'APPROVED', processorId: 'sim_q' }, at: now },
+      { ...paidOp, result: { status: 'ERROR', code: '96', description: 'Processor system malfunction' }, at: now },
+      { ...declinedOp, result: { status: 'DECLINED', code: '51', description: 'Insufficient funds' }, at: now },
+    ]);
+    expect(applied).toEqual([true, false, true]);
+    // Run again (a job that runs twice): nothing moves.
+    expect(await applyOutcomesQuietly(db, [{ ...paidOp, result: { status: 'APPROVED', processorId: 'sim_q' }, at: now }])).toEqual([false]);
+    const rows = await db.selectFrom('payments').select(['payment_token', 'status', 'captured_minor', 'processor_id']).where('payment_token', 'in', [paid.payment_token, declined.payment_token]).execute();
+    expect(rows.find((r) => r.payment_token === paid.payment_token)).toMatchObject({ status: 'PAID', captured_minor: paid.amount_minor, processor_id: 'sim_q' });
+    expect(rows.find((r) => r.payment_token === declined.payment_token)?.status).toBe('DECLINED');
+    const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', paid.payment_token).orderBy('id').execute();
+    expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
+    const ledger = await db.selectFrom('ledger_entries').select('amount_minor').where('resource_id', '=', paid.payment_token).execute();
+    expect(ledger.length).toBeGreaterThan(0);
+    expect(ledger.reduce((sum, l) => sum + l.amount_minor, 0n)).toBe(0n);
   });
 });
 
