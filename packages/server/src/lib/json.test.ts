@@ -27,4 +27,14 @@ describe('jsonParameter', () => {
     expect(Object.getOwnPropertyDescriptor(BigInt.prototype, 'toJSON')).toEqual(before);
     expect(() => JSON.stringify(7n)).toThrow(TypeError);
   });
+
+  it('leaves a replacer of bigints working outside the call, as if BigInt had no toJSON', () => {
+    const seen: unknown[] = [];
+    const text = JSON.stringify({ amount: 8n, nested: [9n] }, (_key, value: unknown) => {
+      if (typeof value === 'bigint') seen.push(value);
+      return typeof value === 'bigint' ? `${value}!` : value;
+    });
+    expect(text).toBe('{"amount":"8!","nested":["9!"]}');
+    expect(seen).toEqual([8n, 9n]);
+  });
 });

@@ -2,9 +2,10 @@
  * JSON text for a statement's `jsonb` parameter: bigints as decimal strings (PostgreSQL reads them
  * back exactly into `bigint` columns), dates as ISO 8601.
  *
- * BigInt has a `toJSON`, installed once when this module loads, that answers only during the one
- * synchronous `JSON.stringify` call of jsonParameter and otherwise throws the TypeError a bigint
- * throws without it: outside this call a bigint still refuses to become JSON by accident.
+ * BigInt has a `toJSON`, installed once when this module loads, that writes a decimal string only during
+ * the one synchronous `JSON.stringify` call of jsonParameter. Anywhere else it hands the bigint back
+ * unchanged, which is what JSON.stringify sees without a `toJSON`: a replacer still gets the bigint, and
+ * with none JSON.stringify still throws its TypeError, so a bigint never becomes JSON by accident.
  *
  * Why not the simpler ways. A replacer function would do the same, but JSON.stringify calls a replacer
  * for every key and value, and the statements of the payment path send hundreds of them per turn
@@ -29,9 +30,8 @@ export function jsonParameter(value: unknown): string {
 /** True only while jsonParameter's JSON.stringify runs. */
 let convertingBigints = false;
 
-function bigintToJson(this: bigint): string {
-  if (!convertingBigints) throw new TypeError('Do not know how to serialize a BigInt');
-  return this.toString();
+function bigintToJson(this: bigint): string | bigint {
+  return convertingBigints ? this.toString() : this;
 }
 
 // A program that gave BigInt a toJSON of its own keeps it (jsonParameter then writes what it writes).
