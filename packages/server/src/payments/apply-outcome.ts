@@ -135,7 +135,7 @@ export async function applyOutcomesQuietly(db: Db, outcomes: readonly OperationO
   return outcomes.map((outcome) => firsts.includes(outcome) && applied.has(outcome.payment.payment_token));
 }
 
-/** The statement of applyOutcomes; `answer` says whether it sends the updated payments back whole or only their tokens. */
+/** The statement of applyOutcomes; `answer` says whether its last select sends the updated payments back whole or only their tokens. */
 async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answer: 'rows' | 'tokens'): Promise<{ firsts: OperationOutcome[]; rows: Pick<PaymentRow, 'payment_token'>[] }> {
   // An UPDATE touches a row once per statement: an operation answered twice in one turn is settled by
   // its first answer, and the second answer is undefined, as it would be a moment later. An answer to
@@ -178,7 +178,7 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
       from outcome as o, operation as x
       where p.payment_token = any(${described.map((d) => d.payment.payment_token)}::uuid[]) and p.payment_token = o.payment_token
         and x.payment_token = p.payment_token and p.status = 'PROCESSING'
-      returning ${answer === 'rows' ? sql`p.*` : sql`p.payment_token, p.merchant_id, p.status, p.updated_at`}
+      returning p.*
     ),
     history as (
       insert into payment_status_history (payment_token, merchant_id, status, at)
