@@ -4,7 +4,7 @@ import { serve } from './main';
 import { createMerchant } from './merchants/create-merchant';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError } from './db/data-dir-lock';
-import { DatabaseStartError, openConfiguredDatabase, waitForDatabase } from './runtime';
+import { boundHeapGrowth, DatabaseStartError, openConfiguredDatabase, waitForDatabase } from './runtime';
 import { work } from './worker';
 
 /**
@@ -14,10 +14,16 @@ import { work } from './worker';
  */
 
 /** `colibri serve`. */
-export const serveCommand = startup(async () => serve(loadConfig()));
+export const serveCommand = startup(async () => {
+  boundHeapGrowth();
+  await serve(loadConfig());
+});
 
 /** `colibri worker`. */
-export const workerCommand = startup(async () => work(loadConfig()));
+export const workerCommand = startup(async () => {
+  boundHeapGrowth();
+  await work(loadConfig());
+});
 
 /** `colibri migrate`. */
 export const migrateCommand = startup(async () => {
