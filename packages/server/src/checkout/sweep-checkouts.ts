@@ -62,15 +62,15 @@ export async function dueCheckouts(db: Db, limit: number): Promise<{ checkout_id
     from payments as p
     join merchants as m on m.id = p.merchant_id
     join checkout_sessions as s on s.checkout_id = p.checkout_id and s.current_payment_token = p.payment_token
-    where p.checkout_id is not null and p.status = 'CREATED' and p.expires_at <= (select now from latest)
-      and p.expires_at <= ${merchantNowOf} and s.status in ('CREATED', 'PROCESSING')
+    where p.waiting_checkout_expires_at <= (select now from latest)
+      and p.waiting_checkout_expires_at <= ${merchantNowOf} and s.status in ('CREATED', 'PROCESSING')
     union
     select s.checkout_id, s.merchant_id
     from payments as p
     join merchants as m on m.id = p.merchant_id
     join checkout_payment_codes as c on c.payment_token = p.payment_token
     join checkout_sessions as s on s.checkout_id = p.checkout_id and s.current_payment_token = p.payment_token
-    where p.checkout_id is not null and p.status = 'PROCESSING' and p.method = 'BOLETO'
+    where p.compensating_checkout_id is not null
       and c.compensates_at <= ${merchantNowOf}
     union
     select s.checkout_id, s.merchant_id

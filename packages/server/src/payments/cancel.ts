@@ -50,8 +50,8 @@ export async function expirePreAuthorizations(ctx: AppContext): Promise<number> 
     .selectFrom('payments')
     .innerJoin('merchants', 'merchants.id', 'payments.merchant_id')
     .select(['payments.payment_token', 'payments.merchant_id'])
-    .where('payments.status', '=', 'PRE_AUTHORIZED')
-    .where(sql<boolean>`payments.pre_authorized_at <= now() + (merchants.clock_offset_ms * interval '1 millisecond') - (${ttlMs} * interval '1 millisecond')`)
+    // Set only while PRE_AUTHORIZED, and indexed (migration 0047).
+    .where(sql<boolean>`payments.open_pre_authorized_at <= now() + (merchants.clock_offset_ms * interval '1 millisecond') - (${ttlMs} * interval '1 millisecond')`)
     .limit(500)
     .execute();
   let expired = 0;

@@ -36,6 +36,7 @@ import * as paymentsByReference from './0042-payments-by-reference';
 import * as boletoPayer from './0044-boleto-payer';
 import * as merchantTimeZone from './0045-merchant-time-zone';
 import * as lighterWrites from './0046-lighter-writes';
+import * as paymentsHeapOnlyUpdates from './0047-payments-heap-only-updates';
 import * as payoutDispatches from './0037-payout-dispatches';
 import * as webhookEndpoints from './0043-webhook-endpoints';
 
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '0044-boleto-payer': boletoPayer,
   '0045-merchant-time-zone': merchantTimeZone,
   '0046-lighter-writes': lighterWrites,
+  '0047-payments-heap-only-updates': paymentsHeapOnlyUpdates,
 };

@@ -49,7 +49,19 @@ export interface PaymentsTable {
   refunded_at: Date | null;
   /** The Idempotency-Key of the request that created it (unique per merchant): a retry after a crash finds it. */
   idempotency_key: Generated<string | null>;
+  /**
+   * Stored generated columns (migration 0047), each set only while the payment is in one state and
+   * indexed where not null, so a status change elsewhere leaves every index alone: pre_authorized_at
+   * while PRE_AUTHORIZED; a checkout payment's expires_at while CREATED; a boleto checkout payment's
+   * checkout_id while PROCESSING (compensating).
+   */
+  open_pre_authorized_at: ColumnType<Date | null, never, never>;
+  waiting_checkout_expires_at: ColumnType<Date | null, never, never>;
+  compensating_checkout_id: ColumnType<string | null, never, never>;
 }
+
+/** The columns PostgreSQL computes (never written by Colibri). */
+export type GeneratedPaymentColumn = 'open_pre_authorized_at' | 'waiting_checkout_expires_at' | 'compensating_checkout_id';
 
 export interface PaymentFeesTable {
   id: Generated<string>;
