@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { enqueueMany } from '../jobs/queue';
@@ -7,7 +7,7 @@ import { availabilityParts, type AvailabilityMethod } from '../fees/availability
 import type { PaymentFeeRules } from '../fees/fee-plan';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
-import type { GeneratedPaymentColumn, PaymentsTable } from '../db/tables/payments';
+import type { PaymentsTable } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { paymentFollowUps } from './payment-followups';
 import { PAYMENT_STATES, UNCHARGED_STATUSES, type PaymentStatus } from './states';
@@ -32,7 +32,8 @@ export async function lockPayment(trx: Db, merchantId: string, paymentToken: str
     .executeTakeFirst();
 }
 
-type StatusPatch = Partial<Omit<PaymentRow, 'payment_token' | 'created_at' | GeneratedPaymentColumn>>;
+/** What a status change may also set: the columns an update can write (not created_at, nor the generated ones), but the key. */
+type StatusPatch = Omit<Updateable<PaymentsTable>, 'payment_token'>;
 
 /** The journals of a status change, computed from the row as it is after the change. */
 export type StatusJournals = (updated: PaymentRow) => readonly JournalInput[];

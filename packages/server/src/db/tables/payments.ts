@@ -60,9 +60,6 @@ export interface PaymentsTable {
   compensating_checkout_id: ColumnType<string | null, never, never>;
 }
 
-/** The columns PostgreSQL computes (never written by Colibri). */
-export type GeneratedPaymentColumn = 'open_pre_authorized_at' | 'waiting_checkout_expires_at' | 'compensating_checkout_id';
-
 export interface PaymentFeesTable {
   id: Generated<string>;
   payment_token: string;
