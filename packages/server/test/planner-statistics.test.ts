@@ -1,19 +1,26 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../src/db/database';
 import { expect, it } from 'vitest';
 import { analyseGrownTables } from '../src/db/planner-statistics';
 import { customerWithCard, paymentBody } from './fixtures';
 import { describeEachEngine } from './harness';
 
 describeEachEngine('planner statistics for grown tables', (service) => {
-  /** The columns of payments a copy writes: PostgreSQL computes the generated ones (migration 0047). */
-  const writable = async () =>
-    sql.raw(
-      (
-        await sql<{ list: string }>`
-          select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as list
-          from information_schema.columns where table_name = 'payments' and is_generated = 'NEVER'`.execute(service().ctx.db)
-      ).rows[0]?.list as string,
-    );
+  /**
+   * Inserts `copies` copies of the payments `source` selects, each under a new token: every column but
+   * the generated ones (migration 0047), which PostgreSQL computes.
+   */
+  const copyPayments = async (db: Db, source: RawBuilder<unknown>, copies: number) => {
+    const { rows } = await sql<{ list: string }>`
+      select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as list
+      from information_schema.columns where table_name = 'payments' and is_generated = 'NEVER'`.execute(db);
+    const columns = sql.raw(rows[0]?.list as string);
+    await sql`
+      insert into payments (${columns})
+      select ${columns} from (
+        select (jsonb_populate_record(null::payments, to_jsonb(p) || jsonb_build_object('payment_token', gen_random_uuid(), 'idempotency_key', null))).*
+        from (${source}) as p, generate_series(1, ${copies})) as copy`.execute(db);
+  };
   const relation = async (name: string) =>
     (await sql<{ relpages: number; reltuples: number }>`select relpages, reltuples::float8 as reltuples from pg_class where relname = ${name}`.execute(service().ctx.db))
       .rows[0];
@@ -26,15 +33,9 @@ describeEachEngine('planner statistics for grown tables', (service) => {
     // A young payments table of one merchant, the size at which the planner, guessing, rated the
     // merchant's index as cheap as the primary key for the check below (db/planner-statistics.ts).
     // The lock keeps the background sweep from analysing the table halfway through the insert.
-    const columns = await writable();
     await db.transaction().execute(async (trx) => {
       await sql`lock table payments in share update exclusive mode`.execute(trx);
-      await sql`
-        insert into payments (${columns})
-        select ${columns} from (
-          select (jsonb_populate_record(null::payments, to_jsonb(p) || jsonb_build_object('payment_token', gen_random_uuid(), 'idempotency_key', null))).*
-          from payments p, generate_series(1, 400)
-          where p.payment_token = ${payment.body.payment_token as string}) as copy`.execute(trx);
+      await copyPayments(trx, sql`select * from payments where payment_token = ${payment.body.payment_token as string}`, 400);
     });
     const count = Number((await sql<{ n: string }>`select count(*) as n from payments`.execute(db)).rows[0]?.n);
 
@@ -65,12 +66,7 @@ describeEachEngine('planner statistics for grown tables', (service) => {
     const db = service().ctx.db;
     await analyseGrownTables(db);
     const before = await relation('payments');
-    const columns = await writable();
-    await sql`
-      insert into payments (${columns})
-      select ${columns} from (
-        select (jsonb_populate_record(null::payments, to_jsonb(p) || jsonb_build_object('payment_token', gen_random_uuid(), 'idempotency_key', null))).*
-        from (select * from payments limit 1) p) as copy`.execute(db);
+    await copyPayments(db, sql`select * from payments limit 1`, 1);
     expect(await analyseGrownTables(db)).not.toContain('payments');
     expect(await relation('payments')).toEqual(before);
   });
