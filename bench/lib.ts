@@ -222,6 +222,41 @@ export function backendCpuSince(before: ReadonlyMap<number, number>, after: Read
   return total;
 }
 
+/**
+ * The CPU seconds the client database's backends use from now on, read every second: a backend that
+ * ends (the pool replaces connections over a long run) keeps what it had used at its last reading,
+ * where two readings at the start and the end alone would lose all of it.
+ * @example const cpu = trackBackendCpu(client); …; const seconds = await cpu.stop();
+ */
+export function trackBackendCpu(client: pg.Client): { stop(): Promise<number> } {
+  const seen = new Map<number, { first: number; last: number }>();
+  let reading: Promise<void> = Promise.resolve();
+  const read = (initial: boolean) =>
+    (reading = reading.then(async () => {
+      for (const [pid, seconds] of await backendCpuSeconds(client)) {
+        const known = seen.get(pid);
+        if (known) known.last = seconds;
+        else seen.set(pid, { first: initial ? seconds : 0, last: seconds });
+      }
+    }));
+  void read(true);
+  const timer = setInterval(() => void read(false), 1000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await read(false);
+      return [...seen.values()].reduce((sum, { first, last }) => sum + last - first, 0);
+    },
+  };
+}
+
+/** PostgreSQL's WAL counters (pg_stat_wal, the whole cluster), to take two readings' difference. */
+export async function walCounters(client: pg.Client): Promise<{ records: number; fpi: number; bytes: number }> {
+  const { rows } = await client.query<{ records: string; fpi: string; bytes: string }>('select wal_records as records, wal_fpi as fpi, wal_bytes as bytes from pg_stat_wal');
+  const row = rows[0];
+  return { records: Number(row?.records ?? 0), fpi: Number(row?.fpi ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
 /** The machine's busy and total CPU seconds so far, over every core (/proc/stat). */
 export function machineCpuSeconds(): { busy: number; total: number } {
   const [, ...values] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);

@@ -39,7 +39,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database';
-import { backendCpuSeconds, backendCpuSince, createBenchDatabase, json, median, pgbench, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
+import { createBenchDatabase, trackBackendCpu, walCounters, json, median, pgbench, processCpuSeconds, settlementSql, startColibri, startWorker, type SettlementRow } from './lib';
 import autocannon from 'autocannon';
 import { Targets } from './targets';
 
@@ -72,6 +72,8 @@ interface Settlement {
   /** CPU milliseconds per settled payment over load and drain: the service's processes (the worker's too with BENCH_TOPOLOGY=split), and PostgreSQL's backends serving them. */
   serviceCpuMs: number;
   postgresCpuMs: number;
+  /** PostgreSQL's WAL per settled payment over load and drain (pg_stat_wal: exact, where CPU is not); undefined on PGlite. */
+  wal: { records: number; fpi: number; bytes: number } | undefined;
   /** The same for this process, the load generator (autocannon, and the polling of the drain). */
   loadCpuMs: number;
   /** The service's peak resident memory over the load, in MB (its process; the worker's apart with BENCH_TOPOLOGY=split). */
@@ -147,7 +149,9 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     let lastToken = '';
     // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
     const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
-    const cpuBefore = { service: processCpuSeconds(servicePids), postgres: client ? await backendCpuSeconds(client) : new Map<number, number>(), load: process.cpuUsage() };
+    const cpuBefore = { service: processCpuSeconds(servicePids), load: process.cpuUsage() };
+    const postgresCpuTracker = client ? trackBackendCpu(client) : undefined;
+    const walBefore = client ? await walCounters(client) : undefined;
     const loadStart = Date.now();
     const servicePid = service.child.pid as number;
     // RSS rises and falls with each major collection, so growth compares peaks, not samples: the
@@ -169,7 +173,8 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     const serviceCpu = processCpuSeconds(servicePids) - cpuBefore.service;
     const loadCpuUsage = process.cpuUsage(cpuBefore.load);
     const loadCpu = (loadCpuUsage.user + loadCpuUsage.system) / 1e6;
-    const postgresCpu = client ? backendCpuSince(cpuBefore.postgres, await backendCpuSeconds(client)) : 0;
+    const postgresCpu = (await postgresCpuTracker?.stop()) ?? 0;
+    const walAfter = client ? await walCounters(client) : undefined;
     let row: SettlementRow;
     if (client) {
       row = (await client.query<SettlementRow>(settlementSql(MEASURED))).rows[0] as SettlementRow;
@@ -203,6 +208,10 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       non2xx: result.non2xx,
       serviceCpuMs: (serviceCpu * 1000) / Math.max(1, row.settled),
       postgresCpuMs: (postgresCpu * 1000) / Math.max(1, row.settled),
+      wal:
+        walBefore && walAfter
+          ? { records: (walAfter.records - walBefore.records) / Math.max(1, row.settled), fpi: (walAfter.fpi - walBefore.fpi) / Math.max(1, row.settled), bytes: (walAfter.bytes - walBefore.bytes) / Math.max(1, row.settled) }
+          : undefined,
       loadCpuMs: (loadCpu * 1000) / Math.max(1, row.settled),
       peakRssMb: rss.peak,
       rssGrowthPercent: seconds >= 120 && rss.firstMinutePeak > 0 ? (100 * (rss.laterPeak - rss.firstMinutePeak)) / rss.firstMinutePeak : undefined,
@@ -271,7 +280,9 @@ function describe(label: string, b: Baseline, s: Settlement): string {
     `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}; ` +
     `CPU per settled payment: service ${s.serviceCpuMs.toFixed(2)} ms` +
     (s.postgresCpuMs > 0 ? `, PostgreSQL ${s.postgresCpuMs.toFixed(2)} ms` : '') +
-    `, load generator ${s.loadCpuMs.toFixed(2)} ms; service peak RSS ${s.peakRssMb.toFixed(0)} MB` +
+    `, load generator ${s.loadCpuMs.toFixed(2)} ms; ` +
+    (s.wal ? `WAL per settled payment ${s.wal.records.toFixed(1)} records, ${s.wal.bytes.toFixed(0)} bytes, ${s.wal.fpi.toFixed(2)} full-page images; ` : '') +
+    `service peak RSS ${s.peakRssMb.toFixed(0)} MB` +
     (s.rssGrowthPercent !== undefined ? ` (${s.rssGrowthPercent >= 0 ? '+' : ''}${s.rssGrowthPercent.toFixed(1)} %: the peak after the first minute against the first minute's)` : '')
   );
 }
