@@ -93,7 +93,7 @@ function jobRow(job: NewJob & { resourceId?: string }) {
  * where that CTE of the same statement has a row whose `key` column is the job's resource id.
  */
 function insertJobs(jobs: readonly (NewJob & { resourceId?: string })[], after?: { anchor: string; key: string }): RawBuilder<unknown> {
-  const source = sql`jsonb_to_recordset(${jsonParameter(jobs.map(jobRow))}::jsonb)
+  const source = sql`json_to_recordset(${jsonParameter(jobs.map(jobRow))}::json)
       as j(resource_id text, kind text, payload jsonb, run_at timestamptz, unique_key text, max_attempts integer)`;
   return sql`
     insert into jobs (kind, payload, run_at, unique_key, max_attempts)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonParameter } from './json';
+import { jsonParameter, jsonRows } from './json';
 
 describe('jsonParameter', () => {
   it('writes bigints as decimal strings and dates as ISO 8601, exactly', () => {
@@ -36,5 +36,13 @@ describe('jsonParameter', () => {
     });
     expect(text).toBe('{"amount":"8!","nested":["9!"]}');
     expect(seen).toEqual([8n, 9n]);
+  });
+});
+
+describe('jsonRows', () => {
+  it("leaves out each row's null properties, which the record functions read as SQL null anyway, and keeps nulls inside values", () => {
+    const rows = [{ id: 'a', error_code: null, amount_minor: 0n, extra_data: { note: null }, tags: [null] }, { id: 'b', error_code: 'DECLINED', amount_minor: null }];
+    expect(jsonRows(rows)).toBe('[{"id":"a","amount_minor":"0","extra_data":{"note":null},"tags":[null]},{"id":"b","error_code":"DECLINED"}]');
+    expect(rows[0]).toHaveProperty('error_code', null);
   });
 });

@@ -6,7 +6,7 @@ import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
 import { jobsInsertFrom } from '../jobs/queue';
 import { batchCalls, onePer } from '../lib/batch';
-import { jsonParameter } from '../lib/json';
+import { jsonParameter, jsonRows } from '../lib/json';
 import { assertMove, stampOf } from '../lib/state-machine';
 import type { OperationResult } from '../processor/processor';
 import type { CardRow } from '../vault/lookup';
@@ -152,7 +152,7 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
   const followUps = described.flatMap((d) => paymentFollowUps(d.payment));
   const { rows } = await sql<Pick<PaymentRow, 'payment_token'>>`
     with answer as (
-      select * from jsonb_to_recordset(${jsonParameter(operations)}::jsonb) as a(id uuid, payment_token uuid, status text, processor_id text,
+      select * from json_to_recordset(${jsonRows(operations)}::json) as a(id uuid, payment_token uuid, status text, processor_id text,
         result_code text, result_description text, approved_at timestamptz, declined_at timestamptz, failed_at timestamptz)
     ),
     operation as (
@@ -167,7 +167,7 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
         and exists (select 1 from payments as p where p.payment_token = o.payment_token and p.status = 'PROCESSING')
       returning o.payment_token
     ),
-    outcome as (select * from jsonb_populate_recordset(null::payments, ${jsonParameter(payments)}::jsonb)),
+    outcome as (select * from json_populate_recordset(null::payments, ${jsonRows(payments)}::json)),
     updated as (
       update payments as p set
         status = o.status, updated_at = o.updated_at, processor_id = o.processor_id,
@@ -192,7 +192,7 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
       insert into payment_fees (payment_token, merchant_id, fee_type, payer, amount_minor, currency)
       select f.payment_token, f.merchant_id, f.fee_type, f.payer, f.amount_minor, f.currency
       from updated as u
-      join jsonb_to_recordset(${jsonParameter(fees)}::jsonb) as f(n integer, payment_token uuid, merchant_id uuid, fee_type text, payer text, amount_minor bigint, currency text)
+      join json_to_recordset(${jsonParameter(fees)}::json) as f(n integer, payment_token uuid, merchant_id uuid, fee_type text, payer text, amount_minor bigint, currency text)
         on f.payment_token = u.payment_token
       order by f.n
     ),

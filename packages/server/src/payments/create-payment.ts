@@ -6,7 +6,7 @@ import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fee
 import type { FxQuote } from '../fees/fx';
 import { ApiError } from '../http/errors';
 import { enqueueMany, jobsInsertFrom } from '../jobs/queue';
-import { jsonParameter } from '../lib/json';
+import { jsonParameter, jsonRows } from '../lib/json';
 import type { PaymentMethodName } from '../processor/processor';
 import { paymentFollowUps } from './payment-followups';
 import { changeStatus, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
@@ -128,14 +128,14 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
   const { rows: stored } = await sql<PaymentRow>`
     with payment as (
       insert into payments (${columns})
-      select ${columns} from jsonb_populate_recordset(null::payments, ${jsonParameter(rows)}::jsonb)
+      select ${columns} from json_populate_recordset(null::payments, ${jsonRows(rows)}::json)
       returning *
     ),
     history as (
       insert into payment_status_history (payment_token, merchant_id, status, at)
       select h.payment_token, p.merchant_id, h.status, h.at
       from payment as p
-      join jsonb_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::jsonb) as h(n integer, payment_token uuid, status text, at timestamptz)
+      join json_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::json) as h(n integer, payment_token uuid, status text, at timestamptz)
         on h.payment_token = p.payment_token
       order by h.n
     ),
@@ -143,7 +143,7 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
       insert into payment_fees (payment_token, merchant_id, fee_type, payer, amount_minor, currency)
       select f.payment_token, p.merchant_id, f.fee_type, f.payer, f.amount_minor, f.currency
       from payment as p
-      join jsonb_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::jsonb)
+      join json_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::json)
         as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
         on f.payment_token = p.payment_token
       order by f.n
@@ -152,7 +152,7 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
       insert into payment_operations (id, payment_token, merchant_id, kind, amount_minor, reference, reason, idempotency_key, requested_at)
       select o.id, o.payment_token, o.merchant_id, o.kind, o.amount_minor, o.reference, o.reason, o.idempotency_key, o.requested_at
       from payment as p
-      join jsonb_to_recordset(${jsonParameter(operations)}::jsonb) as o(id uuid, payment_token uuid, merchant_id uuid, kind text, amount_minor bigint,
+      join json_to_recordset(${jsonRows(operations)}::json) as o(id uuid, payment_token uuid, merchant_id uuid, kind text, amount_minor bigint,
         reference text, reason text, idempotency_key text, requested_at timestamptz)
         on o.payment_token = p.payment_token
     ),
@@ -219,7 +219,7 @@ export async function sendWaitingCardPayment(db: Db, input: NewPayment & { payme
   return processing;
 }
 
-/** A JSON column's value as text for a plain insert; SQL null for none (as jsonb_populate_recordset reads a JSON null). */
+/** A JSON column's value as text for a plain insert; SQL null for none (as json_populate_recordset reads a JSON null). */
 function jsonText(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }

@@ -81,7 +81,7 @@ export async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): 
   }>`
     select k.n, m.contract_id, m.clock_offset_ms, f.plan, p.id as person_id, c.id as card_id, c.person_id as card_person_id, c.status as card_status,
       x.payment_token as existing_token
-    from jsonb_to_recordset(${jsonParameter(wanted)}::jsonb) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid, idempotency_key text)
+    from json_to_recordset(${jsonParameter(wanted)}::json) as k(n integer, merchant_id uuid, person_id uuid, card_id uuid, idempotency_key text)
     join merchants as m on m.id = k.merchant_id and m.id = any(${ids((k) => k.merchant_id)}::uuid[])
     left join fee_plans as f on f.merchant_id = m.id
     left join persons as p on p.merchant_id = m.id and p.id = k.person_id and p.id = any(${ids((k) => k.person_id)}::uuid[])

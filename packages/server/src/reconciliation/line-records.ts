@@ -71,7 +71,7 @@ export async function insertLines(db: Db, lines: readonly MismatchLine[]): Promi
   const list = sql.raw(NAMES.join(', '));
   const fromL = sql.raw(NAMES.map((n) => `l.${n}`).join(', '));
   await sql`
-    with l as (select * from jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as l(id uuid, merchant_id uuid, ${sql.raw(COLUMNS)})),
+    with l as (select * from json_to_recordset(${jsonParameter(rows)}::json) as l(id uuid, merchant_id uuid, ${sql.raw(COLUMNS)})),
     owned as (insert into reconciliation_lines (id, merchant_id, ${list}) select l.id, l.merchant_id, ${fromL} from l where l.merchant_id is not null)
     insert into reconciliation_unattributed_lines (id, ${list}) select l.id, ${fromL} from l where l.merchant_id is null`.execute(db);
 }

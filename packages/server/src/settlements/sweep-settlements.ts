@@ -39,7 +39,7 @@ export async function sweepSettlements(ctx: AppContext): Promise<number> {
     .filter((row) => isSettlementDay(row.day, row.currency));
   if (due.length === 0) return 0;
   const { rows: settled } = await sql<{ merchant_id: string; currency: string }>`
-    select c.merchant_id, c.currency from jsonb_to_recordset(${jsonParameter(due)}::jsonb) as c(merchant_id uuid, currency text, day date)
+    select c.merchant_id, c.currency from json_to_recordset(${jsonParameter(due)}::json) as c(merchant_id uuid, currency text, day date)
     where exists (select 1 from settlements s where s.merchant_id = c.merchant_id and s.currency = c.currency and s.settlement_day = c.day)`.execute(ctx.db);
   const done = new Set(settled.map((s) => `${s.merchant_id} ${s.currency}`));
   let made = 0;
