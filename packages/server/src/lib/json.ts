@@ -42,7 +42,10 @@ export function jsonRows(rows: readonly object[]): string {
 
 function withoutNulls(row: object): object {
   const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) if (value !== null) kept[key] = value;
+  for (const key in row) {
+    const value = (row as Record<string, unknown>)[key];
+    if (value !== null) kept[key] = value;
+  }
   return kept;
 }
 
