@@ -68,11 +68,17 @@ export function ipCountriesFrom(database: Buffer, source: string): IpCountries {
   };
 }
 
-/** The bundled database's file, found through the package that ships it. */
+/**
+ * The bundled database's file, found through the package that ships it, once: every sendPayment asks
+ * for the lookup, and resolving the path again each time (stat calls and package.json reads) cost the
+ * service about 9 µs per payment (docs/performance.md, fifth session).
+ */
 function bundledDatabase(): string {
-  return createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
+  bundledPath ??= createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
+  return bundledPath;
 }
 
+let bundledPath: string | undefined;
 const opened = new Map<string, IpCountries>();
 
 /**
