@@ -29,8 +29,8 @@ export function jsonParameter(value: unknown): string {
 
 /**
  * jsonParameter for the rows of a `json_to_recordset` or `json_populate_recordset`, each row without its
- * null properties: the record functions read a missing key as SQL null, exactly as a JSON null, and
- * skip it for nothing. A payment row carries about fifteen nulls (no FX, no error yet, …); left out,
+ * null properties: the record functions read a missing key as SQL null, exactly as they read a JSON null,
+ * so a null written out is only text to parse. A payment row carries about fifteen (no FX, no error yet, …); left out,
  * PostgreSQL's work to read a batch of payment rows fell by about a third (16–18 against 12 µs per row,
  * and 20–24 with the parameter as `jsonb`, measured 2026-11-28; docs/performance.md). Nested values are
  * sent as they are: a null inside a JSON column is data.
