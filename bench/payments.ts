@@ -25,7 +25,10 @@
  * - drain: how long after the end of the load the last payment settled;
  * - p99 to final: from a payment's acceptance to its final status, over every payment.
  * - CPU per settled payment over load and drain, from /proc: the service's processes, PostgreSQL's backends
- *   serving them, and this process (the load generator, which also polls for the drain), apart.
+ *   serving them (read every second, so a backend the pool replaces keeps its time), and this process (the
+ *   load generator, which also polls for the drain), apart;
+ * - WAL per settled payment (pg_stat_wal: records, bytes, full-page images), and after the run the rows and
+ *   index entries PostgreSQL wrote per payment, by table.
  * Each rate is given as a ratio to pgbench's tps of the same round, at both scales.
  *
  * Colibri is measured warm, as it runs in production: the same load runs for BENCH_WARMUP_SECONDS first
