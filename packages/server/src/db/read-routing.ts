@@ -178,20 +178,22 @@ class Lease {
 }
 
 /**
- * A connection from `source` with `begin` (or another statement with no effect) run on it; a
- * connection found lost at that statement is destroyed and one other tried, as RetryingPool does.
- * @example const client = await connectAndBegin(source, 'begin isolation level repeatable read read only');
+ * A connection from `source` with `open` run on it: statements with no effect that start a read (a
+ * `begin`, `set local`s, an `explain`, a count). A connection found lost during them is destroyed and
+ * `open` runs once more on another, as RetryingPool does for one statement: nothing has been answered
+ * yet, so nothing is lost by starting again, and the routing may now pick the primary. On any other
+ * failure the connection is destroyed too (it may hold a transaction half open), and the error goes up.
+ * Answers the connection, inside what `open` began, and what `open` answered.
+ * @example const { client } = await connectAndOpen(source, (c) => c.query('begin isolation level repeatable read read only'));
  */
-export async function connectAndBegin(source: ConnectionSource, begin: string): Promise<pg.PoolClient> {
+export async function connectAndOpen<T>(source: ConnectionSource, open: (client: pg.PoolClient) => Promise<T>): Promise<{ client: pg.PoolClient; opened: T }> {
   for (let attempt = 1; ; attempt++) {
     const client = await source.connect();
     try {
-      await client.query(begin);
-      return client;
+      return { client, opened: await open(client) };
     } catch (error) {
-      const lost = isConnectionLost(error);
-      client.release(lost && error instanceof Error ? error : undefined);
-      if (!lost || attempt >= 2) throw error;
+      client.release(error instanceof Error ? error : true);
+      if (!isConnectionLost(error) || attempt >= 2) throw error;
     }
   }
 }

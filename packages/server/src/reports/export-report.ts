@@ -4,7 +4,8 @@ import pg from 'pg';
 import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { postgresConnections, type Db } from '../db/database';
-import { connectAndBegin } from '../db/read-routing';
+import { isConnectionLost } from '../db/database-errors';
+import { connectAndOpen } from '../db/read-routing';
 import { ApiError } from '../http/errors';
 import { compileReport, type CompiledReport } from './compile-report';
 import { pushStream, StreamClosedError } from './push-stream';
@@ -155,27 +156,31 @@ async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSin
   const pool = postgresConnections(db);
   if (!pool) throw new Error('the PostgreSQL export needs the connections behind ctx.readDb (openDatabase)');
   const { sql: text, parameters } = compiled.query.compile(db);
-  // Repeatable read: a count and the rows read one snapshot (a single statement would anyway). A
-  // connection found dead at this first statement is replaced (the replica's, by the primary's if need be).
-  const client = await connectAndBegin(pool, 'begin isolation level repeatable read read only');
-  const socket = client.connection.stream;
-  let failure: Error | undefined;
-  try {
+  // Everything before the first row is a read with no effect, run again once on another connection
+  // (the replica's, or the primary's if need be) when its connection is found lost: a replica that dies
+  // as an export starts costs that export nothing.
+  const { client, opened: total } = await connectAndOpen(pool, async (c) => {
+    // Repeatable read: a count and the rows read one snapshot (a single statement would anyway).
+    await c.query('begin isolation level repeatable read read only');
     // JIT compilation costs more than it saves here: the time goes into output functions, not expressions.
-    await client.query('set local jit = off');
+    await c.query('set local jit = off');
     // Dates are printed in the ISO style (compile-report.ts), whatever the database's default.
-    await client.query("set local datestyle = 'ISO, YMD'");
+    await c.query("set local datestyle = 'ISO, YMD'");
     // Planned for the merchant's own filters and ranges, not generically (db/database.ts PLAN_CACHE_MODE).
-    await client.query('set local plan_cache_mode = auto');
+    await c.query('set local plan_cache_mode = auto');
     // Parsed, bound and planned once first, so that a statement PostgreSQL refuses still answers with an
     // error body; the answer then starts before the first row, which a sorted parallel plan returns only
     // after sorting every row (1.8 s for a million rows of the Pay-ins report): PostgreSQL holds back its
     // replies to the running statement, its row description included, until rows fill a network buffer.
-    await client.query({ text: `explain ${text}`, values: [...parameters] });
-    if (count) {
-      const counted = await client.query<{ n: string }>({ text: `select count(*)::text as n from (${text}) as counted`, values: [...parameters] });
-      sink.begin(Number(counted.rows[0]?.n ?? 0));
-    }
+    await c.query({ text: `explain ${text}`, values: [...parameters] });
+    if (!count) return undefined;
+    const counted = await c.query<{ n: string }>({ text: `select count(*)::text as n from (${text}) as counted`, values: [...parameters] });
+    return Number(counted.rows[0]?.n ?? 0);
+  });
+  const socket = client.connection.stream;
+  let failure: Error | undefined;
+  try {
+    if (total !== undefined) sink.begin(total);
     sink.begin();
     await new Promise<void>((resolve, reject) => {
       const stop = (error: unknown) => {
@@ -218,7 +223,12 @@ async function streamFromPostgres(db: Db, compiled: CompiledReport, sink: RowSin
       query.on('error', stop);
       void client.query(query);
     });
-    await client.query('commit');
+    // Every row has been read: a connection lost now (a replica whose postmaster died ends its backends
+    // as they wait for the next statement) costs the export nothing, and is only closed.
+    await client.query('commit').catch((error: unknown) => {
+      if (!isConnectionLost(error)) throw error;
+      failure = error as Error;
+    });
   } catch (error) {
     failure ??= error instanceof Error ? error : new Error(String(error));
     throw error;
