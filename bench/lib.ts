@@ -215,20 +215,14 @@ export async function backendCpuSeconds(client: pg.Client): Promise<Map<number, 
   return new Map(rows.map(({ pid }) => [pid, processCpuSeconds([pid])]));
 }
 
-/** CPU seconds the backends used between two readings of backendCpuSeconds; one that started in between counts from zero. */
-export function backendCpuSince(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
-  return total;
-}
-
 /**
  * The CPU seconds the client database's backends use from now on, read every second: a backend that
  * ends (the pool replaces connections over a long run) keeps what it had used at its last reading,
  * where two readings at the start and the end alone would lose all of it.
- * @example const cpu = trackBackendCpu(client); …; const seconds = await cpu.stop();
+ * Answers once the first reading is taken.
+ * @example const cpu = await trackBackendCpu(client); …; const seconds = await cpu.stop();
  */
-export function trackBackendCpu(client: pg.Client): { stop(): Promise<number> } {
+export async function trackBackendCpu(client: pg.Client): Promise<{ stop(): Promise<number> }> {
   const seen = new Map<number, { first: number; last: number }>();
   let reading: Promise<void> = Promise.resolve();
   const read = (initial: boolean) =>
@@ -239,7 +233,7 @@ export function trackBackendCpu(client: pg.Client): { stop(): Promise<number> } 
         else seen.set(pid, { first: initial ? seconds : 0, last: seconds });
       }
     }));
-  void read(true);
+  await read(true);
   const timer = setInterval(() => void read(false), 1000);
   return {
     async stop() {

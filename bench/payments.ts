@@ -153,7 +153,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
     const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
     const cpuBefore = { service: processCpuSeconds(servicePids), load: process.cpuUsage() };
-    const postgresCpuTracker = client ? trackBackendCpu(client) : undefined;
+    const postgresCpuTracker = client ? await trackBackendCpu(client) : undefined;
     const walBefore = client ? await walCounters(client) : undefined;
     const loadStart = Date.now();
     const servicePid = service.child.pid as number;

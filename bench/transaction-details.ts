@@ -23,7 +23,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { Targets } from './targets';
-import { backendCpuSeconds, backendCpuSince, createBenchDatabase, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
+import { createBenchDatabase, trackBackendCpu, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -141,11 +141,9 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & {
     // it, and this process (the load generator), each from /proc.
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
-    const before = {
-      service: processCpuSeconds([service.child.pid as number]),
-      postgres: client ? await backendCpuSeconds(client) : new Map<number, number>(),
-      generator: processCpuSeconds([process.pid]),
-    };
+    const before = { service: processCpuSeconds([service.child.pid as number]), generator: processCpuSeconds([process.pid]) };
+    // Backends the service's pool opens or replaces during the load count too.
+    const postgres = client ? await trackBackendCpu(client) : undefined;
     const result = await autocannon({
       url: service.url,
       connections,
@@ -156,8 +154,7 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & {
     const perRequestUs = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, result.requests.total);
     const cpu = {
       service: perRequestUs(processCpuSeconds([service.child.pid as number]) - before.service),
-      // Backends the service's pool opened during the load count too.
-      postgres: perRequestUs(client ? backendCpuSince(before.postgres, await backendCpuSeconds(client)) : 0),
+      postgres: perRequestUs((await postgres?.stop()) ?? 0),
       generator: perRequestUs(processCpuSeconds([process.pid]) - before.generator),
     };
     const firstReadsPerSecond = client ? await measureFirstReads(service.url, token, client, sendApproved) : undefined;
