@@ -60,7 +60,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     const stored = await db.selectFrom('payments').select(['payment_token', 'card_id']).where('merchant_id', '=', m.merchant_id).execute();
     expect(stored.map((p) => p.card_id)).toEqual([ids.cardId, ids.cardId]);
     for (const { payment_token: token } of stored) {
-      expect(await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).toEqual([{ status: 'CREATED' }, { status: 'PROCESSING' }]);
+      expect(await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('position').execute()).toEqual([{ status: 'CREATED' }, { status: 'PROCESSING' }]);
       expect(await db.selectFrom('events').select('id').where('resource_id', '=', token).execute()).toHaveLength(1);
     }
     const events = await db.selectFrom('events').select('resource_id').where('merchant_id', '=', m.merchant_id).execute();
@@ -92,8 +92,8 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
       const rows = async (payment: PaymentRow) => {
         const token = payment.payment_token;
         const { payment_token: _token, ...row } = payment;
-        const history = await trx.selectFrom('payment_status_history').select(['status', 'at']).where('payment_token', '=', token).orderBy('id').execute();
-        const fees = await trx.selectFrom('payment_fees').select(['fee_type', 'payer', 'amount_minor', 'currency']).where('payment_token', '=', token).orderBy('id').execute();
+        const history = await trx.selectFrom('payment_status_history').select(['status', 'at']).where('payment_token', '=', token).orderBy('position').execute();
+        const fees = await trx.selectFrom('payment_fees').select(['fee_type', 'payer', 'amount_minor', 'currency']).where('payment_token', '=', token).orderBy('position').execute();
         const stored = await trx.selectFrom('events').select(['type', 'data', 'notification_urls']).where('resource_id', '=', token).execute();
         // The database numbers every event (its sequence, migration 0012), which differs between the two.
         const events = stored.map(({ data, ...event }) => ({ ...event, data: { ...(data as object), sequence: undefined } }));
@@ -181,7 +181,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     expect(settledRows[1]).toMatchObject({ captured_minor: paid.amount_minor, paid_at: now, failed_at: null, processor_id: 'sim_1' });
     expect(settledRows[2]).toMatchObject({ authorized_minor: held.amount_minor, captured_minor: 0n, pre_authorized_at: now, paid_at: null });
     expect(settledRows[3]).toMatchObject({ error_code: '51', failed_at: now, merchant_fees_minor: 0n, customer_fees_minor: 0n });
-    const history = async (token: string) => (await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).map((h) => h.status);
+    const history = async (token: string) => (await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('position').execute()).map((h) => h.status);
     expect(await history(stale.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
     expect(await history(paid.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
     expect(await history(held.payment_token)).toEqual(['CREATED', 'PROCESSING', 'PRE_AUTHORIZED']);
@@ -191,7 +191,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     expect(operationOf(stale.payment_token)).toMatchObject({ status: 'APPROVED', processor_id: 'sim_0' });
     expect(operationOf(paid.payment_token)).toMatchObject({ status: 'APPROVED', processor_id: 'sim_1' });
     expect(operationOf(declined.payment_token)).toMatchObject({ status: 'DECLINED', result_code: '51' });
-    const fees = async (token: string) => (await db.selectFrom('payment_fees').select('id').where('payment_token', '=', token).execute()).length;
+    const fees = async (token: string) => (await db.selectFrom('payment_fees').select('position').where('payment_token', '=', token).execute()).length;
     expect([await fees(paid.payment_token), await fees(declined.payment_token)]).toEqual([2, 0]);
     const ledger = await db.selectFrom('ledger_entries').select(['resource_id', 'amount_minor']).where('merchant_id', '=', m.merchant_id).execute();
     expect(new Set(ledger.map((l) => l.resource_id))).toEqual(new Set([stale.payment_token, paid.payment_token, held.payment_token]));
@@ -225,7 +225,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     const rows = await db.selectFrom('payments').select(['payment_token', 'status', 'captured_minor', 'processor_id']).where('payment_token', 'in', [paid.payment_token, declined.payment_token]).execute();
     expect(rows.find((r) => r.payment_token === paid.payment_token)).toMatchObject({ status: 'PAID', captured_minor: paid.amount_minor, processor_id: 'sim_q' });
     expect(rows.find((r) => r.payment_token === declined.payment_token)?.status).toBe('DECLINED');
-    const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', paid.payment_token).orderBy('id').execute();
+    const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', paid.payment_token).orderBy('position').execute();
     expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING', 'PAID']);
     const ledger = await db.selectFrom('ledger_entries').select('amount_minor').where('resource_id', '=', paid.payment_token).execute();
     expect(ledger.length).toBeGreaterThan(0);
@@ -257,7 +257,7 @@ describeEachEngine('a shared settlement statement', (service) => {
     expect(statuses.map((p) => p.status)).toEqual(['PROCESSING', 'PROCESSING']);
     const history = await db.selectFrom('payment_status_history').select('status').where('payment_token', '=', a.payment_token).execute();
     expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING']);
-    expect(await db.selectFrom('payment_fees').select('id').where('payment_token', '=', a.payment_token).execute()).toHaveLength(2);
+    expect(await db.selectFrom('payment_fees').select('position').where('payment_token', '=', a.payment_token).execute()).toHaveLength(2);
     const operations = await db.selectFrom('payment_operations').select('status').where('id', 'in', [opA.operation.id, opB.operation.id]).execute();
     expect(operations.map((o) => o.status)).toEqual(['REQUESTED', 'REQUESTED']);
   });

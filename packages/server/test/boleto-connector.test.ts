@@ -141,7 +141,7 @@ for (const engine of ENGINES) {
     };
     const paymentOf = (token: string) => service.ctx.db.selectFrom('payments').select(['status', 'error_code', 'error_description', 'captured_minor']).where('payment_token', '=', token).executeTakeFirstOrThrow();
     const registrationOf = (token: string) => service.ctx.db.selectFrom('boleto_registrations').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
-    const historyOf = async (token: string) => (await service.ctx.db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('id').execute()).map((h) => h.status);
+    const historyOf = async (token: string) => (await service.ctx.db.selectFrom('payment_status_history').select('status').where('payment_token', '=', token).orderBy('position').execute()).map((h) => h.status);
     const findingsOf = (token: string) => service.ctx.db.selectFrom('boleto_findings').selectAll().where('payment_token', '=', token).execute();
 
     it('routes BOLETO to the bank connector and shows the bank boleto, its number starting with the agreement', async () => {

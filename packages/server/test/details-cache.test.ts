@@ -2,14 +2,13 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 import { settledCardPayment, waitForStatus } from './fixtures';
-import { CARD_FORM, generate, waitForCheckout } from './checkout-fixtures';
 
 /**
  * Transaction details keeps each answer with the stamp of what it was built from
  * (payment-details/transaction-details.ts) and reads only the stamp while it is unchanged. These tests change
  * every part of a payment's answer, through the API and from outside the service (as another process
- * would), and check that the next read shows the change; and they check the rule the stamp relies on:
- * a payment's fees and history lines are written only together with its row.
+ * would), and check that the next read shows the change. A payment's fee lines and status history are
+ * columns of its row (migration 0048), so the row's stamp covers them.
  */
 
 /** A card payment with the given payment fields, settled. */
@@ -80,9 +79,6 @@ describeEachEngine('transaction details kept per version', (service) => {
     const [kept, built] = [await answered(service(), 'kept'), await answered(service(), 'built')];
     const first = await details(service(), m, token);
     expect(first.fee_info.fee.length).toBeGreaterThan(0);
-    // A fee changed without its payment row breaks the rule below on purpose: the kept answer stands,
-    // which shows the second read came from the kept answer and not from the tables.
-    await service().ctx.db.updateTable('payment_fees').set({ amount_minor: 1n }).where('payment_token', '=', token).execute();
     expect(await details(service(), m, token)).toEqual(first);
     // The first read built the answer (the payment had changed since the last); the second sent the kept one.
     expect([(await answered(service(), 'kept')) - kept, (await answered(service(), 'built')) - built]).toEqual([1, 1]);
@@ -99,59 +95,5 @@ describeEachEngine('transaction details kept per version', (service) => {
     }
     // The same payment in capitals is the same payment.
     expect(await details(service(), m, token.toUpperCase())).toEqual(first);
-  });
-
-  it("writes a payment's fees and history lines only in a transaction that writes the payment row", async () => {
-    const db = service().ctx.db;
-    // Every write to the three tables, with its transaction, recorded by triggers for this test only.
-    await sql`create table if not exists payment_write_audit (tbl text not null, payment_token uuid not null, tx bigint not null)`.execute(db);
-    await sql`create or replace function payment_write_audit() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'DELETE' then
-          insert into payment_write_audit values (tg_table_name, old.payment_token, txid_current());
-        else
-          insert into payment_write_audit values (tg_table_name, new.payment_token, txid_current());
-        end if;
-        return null;
-      end $$`.execute(db);
-    const tables = ['payments', 'payment_fees', 'payment_status_history'];
-    for (const table of tables) {
-      await sql`create trigger payment_write_audit after insert or update or delete on ${sql.table(table)} for each row execute function payment_write_audit()`.execute(db);
-    }
-    try {
-      const m = await service().merchant();
-      // Every path that writes fees or history: a card paid through the batched path, a declined one
-      // (its fees dropped), a pre-authorisation captured in part (fees priced again) and refunded, one
-      // cancelled, a PIX checkout paid, and a single-method card checkout paid on its page.
-      await paid(service(), m);
-      const declined = await settledCardPayment(service(), m, {}, '4000000000000002');
-      expect(declined.details.general_info.transaction_status).toBe('DECLINED');
-
-      const held = await paid(service(), m, { amount: '200.00', delay_capture: true });
-      expect((await service().post(`/checkout/${held.token}/capture`, { amount: 150 }, { token: m.token })).status).toBe(200);
-      await waitForStatus(service(), m, held.token, (status) => status === 'PAID');
-      expect((await service().post('/refund', { payment_token: held.token, amount: 50 }, { token: m.token })).status).toBe(200);
-      await waitForStatus(service(), m, held.token, (status) => status === 'PARTIALLY_REFUNDED');
-      const voided = await paid(service(), m, { amount: '20.00', delay_capture: true });
-      expect((await service().post(`/checkout/${voided.token}/cancel`, {}, { token: m.token })).status).toBe(200);
-      await waitForStatus(service(), m, voided.token, (status) => status === 'CANCELED');
-
-      const pix = await generate(service(), m, { method: 'PIX' });
-      expect((await service().post(`/sandbox/payments/${pix.payment.payment_token}/pay`, undefined, { token: m.token })).status).toBe(200);
-      const card = await generate(service(), m, { method: 'CREDITCARD' });
-      expect((await service().post(`/pay/${card.checkout_id}/card`, { ...CARD_FORM, installments: 3 })).status).toBe(200);
-      await waitForCheckout(service(), m, card.checkout_id, (body) => body.status === 'PAID');
-
-      const { rows: written } = await sql<{ tbl: string; n: string }>`select tbl, count(*)::text as n from payment_write_audit group by tbl`.execute(db);
-      // The audit saw each kind of write, so the check below can fail.
-      expect(Object.fromEntries(written.map((row) => [row.tbl, Number(row.n) > 0]))).toEqual({ payments: true, payment_fees: true, payment_status_history: true });
-      const { rows: alone } = await sql`
-        select a.tbl, a.payment_token from payment_write_audit as a
-        where a.tbl <> 'payments'
-          and not exists (select 1 from payment_write_audit as p where p.tbl = 'payments' and p.payment_token = a.payment_token and p.tx = a.tx)`.execute(db);
-      expect(alone).toEqual([]);
-    } finally {
-      for (const table of tables) await sql`drop trigger payment_write_audit on ${sql.table(table)}`.execute(db);
-    }
   });
 });

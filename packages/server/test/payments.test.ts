@@ -131,7 +131,7 @@ describeEachEngine('card payments', (service) => {
       // No money moved, so no fees: none listed, none in the totals, none in the reports' source.
       expect(details.fee_info).toEqual({ total_fee_values: 0, merchant_amount: 0, fee: [] });
       expect(details.payment_info.payment_amount).toBe(100);
-      const stored = await service().ctx.db.selectFrom('payment_fees').select('id').where('payment_token', '=', response.body.payment_token).execute();
+      const stored = await service().ctx.db.selectFrom('payment_fees').select('position').where('payment_token', '=', response.body.payment_token).execute();
       expect(stored).toEqual([]);
     }
   });
@@ -341,7 +341,7 @@ describeEachEngine('card payments', (service) => {
     const db = service().ctx.db;
     const token = sent.body.payment_token as string;
     const count = async () => ({
-      history: (await db.selectFrom('payment_status_history').select('id').where('payment_token', '=', token).execute()).length,
+      history: (await db.selectFrom('payment_status_history').select('position').where('payment_token', '=', token).execute()).length,
       events: (await db.selectFrom('events').select('id').where('resource_id', '=', token).execute()).length,
       ledger: (await db.selectFrom('ledger_entries').select('id').where('resource_id', '=', token).execute()).length,
     });
@@ -363,7 +363,7 @@ describeEachEngine('card payments', (service) => {
     await waitForStatus(service(), m, sent.body.payment_token, settled);
     const token = sent.body.payment_token as string;
     const db = service().ctx.db;
-    const count = async () => (await db.selectFrom('payment_status_history').select('id').where('payment_token', '=', token).execute()).length;
+    const count = async () => (await db.selectFrom('payment_status_history').select('position').where('payment_token', '=', token).execute()).length;
     const before = await count();
 
     const refused = await service().post(`/test/payments/${token}/expire`, {}, { token: m.token });

@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
 import type { AppContext } from '../context';
 import type { Db } from '../db/database';
+import type { FeeLine } from '../db/tables/payments';
 import { ApiError } from '../http/errors';
 import { batchCalls, onePer } from '../lib/batch';
 import { toJsonNumber } from '../lib/money';
@@ -26,10 +27,8 @@ import { OPEN_DISPUTE_STATUSES } from '../disputes/states';
  * an added refund lengthens the list, so any committed change to what the answer shows changes the
  * stamp, whichever process or path wrote it, with nothing to remember to bump.
  *
- * A payment's fees and history lines are part of the payment: they are written only in a transaction
- * that writes the payment row too (a status change, a capture's new fees, the creation), so the
- * payment's `xmin` covers them without reading them. test/details-cache.test.ts checks that rule
- * over every path that writes them.
+ * A payment's fee lines and status history are columns of its row (migration 0048), so the payment's
+ * `xmin` covers them. test/details-cache.test.ts checks that every path that changes them changes the stamp.
  */
 const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
     '/', (select string_agg(r.xmin::text, ',' order by r.refund_id) from refunds as r where r.payment_token = p.payment_token),
@@ -37,7 +36,7 @@ const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
 
 /**
  * Everything transaction details shows, for many payments in one statement: the payment with its
- * person and card, and its fees, history lines and refunds aggregated as JSON, each through the
+ * person and card, its fee lines and history (from its row) and refunds aggregated as JSON, each through the
  * index on `payment_token`, with the stamp of all of it. Amounts travel as text (exact, never through a
  * float) and times as epoch milliseconds, truncated as the driver truncates a timestamp, so every format
  * is applied by the one formatter of lib/time-format.ts. Written once as text: nothing is compiled per
@@ -50,10 +49,10 @@ select p.payment_token, p.merchant_id, p.contract_id, p.reference_id, p.method, 
   p.end_to_end_id, p.subscription_id, p.created_at, ${STAMP_SQL} as stamp,
   per.name as person_name, per.email as person_email, per.tax_id_type as person_tax_id_type, per.tax_id as person_tax_id,
   c.masked_number as card_masked_number, c.scheme as card_scheme,
-  (select coalesce(json_agg(json_build_object('fee_type', f.fee_type, 'payer', f.payer, 'amount_minor', f.amount_minor::text, 'currency', f.currency) order by f.id), '[]')
-     from payment_fees as f where f.payment_token = p.payment_token) as fees,
-  (select coalesce(json_agg(json_build_object('status', h.status, 'at_ms', floor(extract(epoch from h.at) * 1000)::bigint::text) order by h.at desc, h.id desc), '[]')
-     from payment_status_history as h where h.payment_token = p.payment_token) as history,
+  p.fee_lines as fees,
+  (select coalesce(json_agg(json_build_object('status', h.line ->> 'status', 'at_ms', floor(extract(epoch from (h.line ->> 'at')::timestamptz) * 1000)::bigint::text)
+       order by (h.line ->> 'at')::timestamptz desc, h.position desc), '[]')
+     from jsonb_array_elements(p.status_history) with ordinality as h(line, position)) as history,
   (select coalesce(json_agg(json_build_object(
        'refund_id', r.refund_id::text, 'created_at_ms', floor(extract(epoch from r.created_at) * 1000)::bigint::text, 'status', r.status,
        'amount_minor', r.amount_minor::text, 'currency', r.currency, 'error_code', r.error_code, 'error_description', r.error_description)
@@ -103,7 +102,7 @@ type DetailsRow = Pick<
   person_tax_id: string | null;
   card_masked_number: string | null;
   card_scheme: string | null;
-  fees: { fee_type: string; payer: string; amount_minor: string; currency: string }[];
+  fees: FeeLine[];
   history: { status: string; at_ms: string }[];
   refunds: { refund_id: string; created_at_ms: string; status: string; amount_minor: string; currency: string; error_code: string | null; error_description: string | null }[];
   /** The payment's latest dispute, if it has one. */
@@ -277,11 +276,11 @@ function presentDetails(payment: DetailsRow) {
       fee: payment.fees.map((f) => ({
         fee_type: f.fee_type,
         payer: f.payer,
-        value: toJsonNumber(BigInt(f.amount_minor), exponentOf(f.currency)),
-        currency: f.currency,
+        value: toJsonNumber(BigInt(f.amount_minor), exponent),
+        currency: payment.currency,
         fxInfo: {
           original_currency: payment.original_currency,
-          counter_currency: f.currency,
+          counter_currency: payment.currency,
           rate: converted ? (payment.fx_rate as string) : '1',
           rate_timestemp: (converted ? payment.fx_rate_date : null) ?? formatDate(payment.created_at),
         },

@@ -1,18 +1,17 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database';
-import type { PaymentFeesTable } from '../db/tables/payments';
 import { eventsInsertFrom } from '../events/outbox';
 import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
 import { jobsInsertFrom } from '../jobs/queue';
 import { batchCalls, onePer } from '../lib/batch';
-import { jsonParameter, jsonRows } from '../lib/json';
+import { jsonRows } from '../lib/json';
 import { assertMove, stampOf } from '../lib/state-machine';
 import type { OperationResult } from '../processor/processor';
 import type { CardRow } from '../vault/lookup';
 import type { OperationRow } from './operations';
 import { paymentFollowUps } from './payment-followups';
-import { captureJournal, holdJournal, paymentEvent, type PaymentRow } from './payment-record';
+import { captureJournal, feeLines, historyLine, holdJournal, paymentEvent, type PaymentRow } from './payment-record';
 import { OPERATION_STATES, OUTCOME_MOVES, PAYMENT_STATES, UNCHARGED_STATUSES, type OperationStatus } from './states';
 
 /**
@@ -37,14 +36,12 @@ export interface OperationOutcome {
   at: Date;
 }
 
-type FeeLine = Omit<Selectable<PaymentFeesTable>, 'id'>;
-
-/** Everything one answer writes: the operation's final row, the payment as it will be, its fees (when they change) and journals. */
+/** Everything one answer writes: the operation's final row, the payment as it will be (its fee lines and history included) and journals. */
 interface DescribedOutcome {
   operation: { id: string; status: OperationStatus; processor_id: string | null; result_code: string | null; result_description: string | null; approved_at: Date | null; declined_at: Date | null; failed_at: Date | null };
   payment: PaymentRow;
-  /** The fee lines that replace the payment's, or undefined where they stay as they are. */
-  fees: FeeLine[] | undefined;
+  /** Whether the payment's fee lines change (a capture prices them again; an uncharged payment has none). */
+  refeed: boolean;
   journals: JournalInput[];
 }
 
@@ -65,7 +62,6 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
   const error = approved ? { error_code: null, error_description: null } : { error_code: result.code, error_description: result.description };
   const journals: JournalInput[] = [];
   let patch: Partial<PaymentRow> = {};
-  let fees: FeeLine[] | undefined;
 
   if (operation.kind === 'authorize' && approved) {
     patch = { processor_id: result.processorId, authorized_minor: payment.amount_minor, ...(to === 'PAID' ? { captured_minor: payment.amount_minor } : {}) };
@@ -73,8 +69,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
     // A partial capture charges the payment's own fee rules (kept when it was created) on what was captured.
     const rules = payment.fee_rules as PaymentFeeRules;
     const breakdown = computeFees(rules.payments, operation.amount_minor, { installments: payment.installments, installmentInterestPpm: rules.installment_interest_ppm, installmentPlan: rules.installment_plan });
-    patch = { captured_minor: operation.amount_minor, customer_fees_minor: breakdown.customerFeesMinor, merchant_fees_minor: breakdown.merchantFeesMinor };
-    fees = breakdown.fees.map((f) => ({ payment_token: payment.payment_token, merchant_id: payment.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: payment.currency }));
+    patch = { captured_minor: operation.amount_minor, customer_fees_minor: breakdown.customerFeesMinor, merchant_fees_minor: breakdown.merchantFeesMinor, fee_lines: feeLines(breakdown.fees) };
     // The hold released is what was held: the amount with the fees as they were before the capture.
     journals.push(holdJournal(payment, at, -1n, 'release'));
   } else if (operation.kind === 'cancel' && approved) {
@@ -82,10 +77,10 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
   }
   if (UNCHARGED_STATUSES.includes(to)) {
     // Fees priced at creation were never charged.
-    patch = { ...patch, merchant_fees_minor: 0n, customer_fees_minor: 0n };
-    fees = [];
+    patch = { ...patch, merchant_fees_minor: 0n, customer_fees_minor: 0n, fee_lines: [] };
   }
-  const after: PaymentRow = { ...payment, ...patch, ...error, status: to, updated_at: at, ...stampOf(PAYMENT_STATES, to, at, payment) };
+  const line = historyLine(to, at);
+  const after: PaymentRow = { ...payment, ...patch, ...error, status: to, updated_at: at, status_history: [...payment.status_history, line], ...stampOf(PAYMENT_STATES, to, at, payment) };
   if (operation.kind === 'authorize' && to === 'PRE_AUTHORIZED') journals.push(holdJournal(after, at, 1n, 'authorization'));
   if (to === 'PAID') journals.push(captureJournal(after, at));
   return {
@@ -101,7 +96,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
       ...stampOf(OPERATION_STATES, status, at),
     },
     payment: after,
-    fees,
+    refeed: patch.fee_lines !== undefined,
     journals,
   };
 }
@@ -109,7 +104,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
 /**
  * Applies answers in one statement of data-modifying CTEs: each operation moves out of REQUESTED only
  * if it still is REQUESTED and its payment PROCESSING when the statement runs (its row lock serialises
- * two applications of one answer), and only then does its payment move, with its fees, history line,
+ * two applications of one answer), and only then does its payment move, with its fee lines and history line (in its row),
  * `payment.status_changed` event and journals, all written from the rows actually updated. Every answer
  * sets the same columns (the row as it will be), so one query text serves every mix of answers. A
  * payment of a checkout session also gets its follow-up job (PAYMENT_CHANGED_JOB, payment-followups.ts). The
@@ -144,9 +139,13 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
   if (firsts.length === 0) return { firsts, rows: [] };
   const described = firsts.map(describeOutcome);
   const operations = described.map((d) => ({ ...d.operation, payment_token: d.payment.payment_token }));
-  const payments = described.map((d) => Object.fromEntries(SETTLED_COLUMNS.map((column) => [column, d.payment[column]])));
-  const refeed = described.filter((d) => d.fees !== undefined);
-  const fees = refeed.flatMap((d) => d.fees ?? []).map((f, n) => ({ ...f, n }));
+  // Each row carries the history line its move adds (appended below, not the whole history) and, only
+  // where they change, its new fee lines (left out otherwise, so they read as null and stay as they are).
+  const payments = described.map((d) => ({
+    ...Object.fromEntries(SETTLED_COLUMNS.map((column) => [column, d.payment[column]])),
+    status_history: d.payment.status_history.slice(-1),
+    fee_lines: d.refeed ? d.payment.fee_lines : null,
+  }));
   const journals = described.flatMap((d) => d.journals);
   const events = described.map((d) => paymentEvent(d.payment));
   const followUps = described.flatMap((d) => paymentFollowUps(d.payment));
@@ -174,27 +173,12 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
         authorized_minor = o.authorized_minor, captured_minor = o.captured_minor,
         merchant_fees_minor = o.merchant_fees_minor, customer_fees_minor = o.customer_fees_minor,
         error_code = o.error_code, error_description = o.error_description,
-        pre_authorized_at = o.pre_authorized_at, paid_at = o.paid_at, canceled_at = o.canceled_at, failed_at = o.failed_at
+        pre_authorized_at = o.pre_authorized_at, paid_at = o.paid_at, canceled_at = o.canceled_at, failed_at = o.failed_at,
+        status_history = p.status_history || o.status_history, fee_lines = coalesce(o.fee_lines, p.fee_lines)
       from outcome as o, operation as x
       where p.payment_token = any(${described.map((d) => d.payment.payment_token)}::uuid[]) and p.payment_token = o.payment_token
         and x.payment_token = p.payment_token and p.status = 'PROCESSING'
       returning p.*
-    ),
-    history as (
-      insert into payment_status_history (payment_token, merchant_id, status, at)
-      select payment_token, merchant_id, status, updated_at from updated
-    ),
-    old_fees as (
-      delete from payment_fees as f
-      where f.payment_token = any(${refeed.map((d) => d.payment.payment_token)}::uuid[]) and f.payment_token in (select payment_token from updated)
-    ),
-    new_fees as (
-      insert into payment_fees (payment_token, merchant_id, fee_type, payer, amount_minor, currency)
-      select f.payment_token, f.merchant_id, f.fee_type, f.payer, f.amount_minor, f.currency
-      from updated as u
-      join json_to_recordset(${jsonParameter(fees)}::json) as f(n integer, payment_token uuid, merchant_id uuid, fee_type text, payer text, amount_minor bigint, currency text)
-        on f.payment_token = u.payment_token
-      order by f.n
     ),
     event as (${eventsInsertFrom('updated', 'payment_token', events)}),
     followups as (${jobsInsertFrom('updated', 'payment_token', followUps)}),

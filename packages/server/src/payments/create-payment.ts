@@ -6,17 +6,17 @@ import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fee
 import type { FxQuote } from '../fees/fx';
 import { ApiError } from '../http/errors';
 import { enqueueMany, jobsInsertFrom } from '../jobs/queue';
-import { jsonParameter, jsonRows } from '../lib/json';
+import { jsonRows } from '../lib/json';
 import type { PaymentMethodName } from '../processor/processor';
 import { paymentFollowUps } from './payment-followups';
-import { changeStatus, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
+import { changeStatus, feeLines, historyLine, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
 import { describeOperation, requestOperation, type NewOperation } from './operations';
 import type { JobAuthentication } from './payment-job';
 
 /**
  * The one way a payment row comes to exist, for every method: cards (sendPayment, subscription
  * charges) and the code methods of hosted checkout (PIX, boleto, OXXO, PAYNET, SPEI, PicPay). A payment
- * is stored with its fees, its history, its event, for a card sent now its authorisation job, and for a
+ * is stored with its fee lines and status history (in its row), its event, for a card sent now its authorisation job, and for a
  * payment of a hosted checkout session its follow-up job (payment-followups.ts), atomically. Two forms of one function write the same rows: createPayment, plain statements for one
  * payment, and createPayments, one shared statement for the sendPayment requests of one turn of the
  * event loop (the service's busiest write, see docs/architecture.md).
@@ -87,21 +87,26 @@ export interface NewPayment {
 }
 
 /**
- * Stores one payment with plain statements: the row, its history, its fees, its event and its job (see
+ * Stores one payment with plain statements: the row (its fee lines and history in it), its event and its job (see
  * PaymentStart), atomic by itself whether or not the caller is in a transaction. The caller has
  * validated and priced it, and pokes the worker after committing.
  * @example const payment = await createPayment(trx, { ...priced, start: 'await-payer' });
  */
 export async function createPayment(db: Db, input: NewPayment): Promise<PaymentRow> {
   if (!db.isTransaction) return db.transaction().execute((trx) => createPayment(trx, input));
-  const { row, history, fees, event, operation } = describePayment(input);
+  const { row, event, operation } = describePayment(input);
   const payment = await db
     .insertInto('payments')
-    .values({ ...row, fee_rules: jsonText(row.fee_rules), extra_data: jsonText(row.extra_data), authentication: jsonText(row.authentication) })
+    .values({
+      ...row,
+      fee_rules: jsonText(row.fee_rules),
+      extra_data: jsonText(row.extra_data),
+      authentication: jsonText(row.authentication),
+      status_history: JSON.stringify(row.status_history),
+      fee_lines: JSON.stringify(row.fee_lines),
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await db.insertInto('payment_status_history').values(history).execute();
-  if (fees.length > 0) await db.insertInto('payment_fees').values(fees).execute();
   if (event) await recordEvent(db, event);
   if (operation) {
     await db.insertInto('payment_operations').values(operation.row).execute();
@@ -119,8 +124,6 @@ export async function createPayment(db: Db, input: NewPayment): Promise<PaymentR
 export async function createPayments(db: Db, inputs: readonly NewPayment[]): Promise<PaymentRow[]> {
   const payments = inputs.map(describePayment);
   const rows = payments.map((p) => p.row);
-  const history = payments.flatMap((p) => p.history);
-  const fees = payments.flatMap((p) => p.fees);
   const events = payments.flatMap((p) => (p.event ? [p.event] : []));
   const operations = payments.flatMap((p) => (p.operation ? [p.operation.row] : []));
   const jobs = payments.flatMap((p) => [...(p.operation ? [p.operation.job] : []), ...paymentFollowUps(p.row)]);
@@ -130,23 +133,6 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
       insert into payments (${columns})
       select ${columns} from json_populate_recordset(null::payments, ${jsonRows(rows)}::json)
       returning *
-    ),
-    history as (
-      insert into payment_status_history (payment_token, merchant_id, status, at)
-      select h.payment_token, p.merchant_id, h.status, h.at
-      from payment as p
-      join json_to_recordset(${jsonParameter(history.map((h, n) => ({ ...h, n })))}::json) as h(n integer, payment_token uuid, status text, at timestamptz)
-        on h.payment_token = p.payment_token
-      order by h.n
-    ),
-    fees as (
-      insert into payment_fees (payment_token, merchant_id, fee_type, payer, amount_minor, currency)
-      select f.payment_token, p.merchant_id, f.fee_type, f.payer, f.amount_minor, f.currency
-      from payment as p
-      join json_to_recordset(${jsonParameter(fees.map((f, n) => ({ ...f, n })))}::json)
-        as f(n integer, payment_token uuid, fee_type text, payer text, amount_minor bigint, currency text)
-        on f.payment_token = p.payment_token
-      order by f.n
     ),
     operation as (
       insert into payment_operations (id, payment_token, merchant_id, kind, amount_minor, reference, reason, idempotency_key, requested_at)
@@ -184,7 +170,7 @@ export async function sendWaitingCardPayment(db: Db, input: NewPayment & { payme
   if (waiting.status !== 'CREATED' || waiting.card_id !== null || waiting.method !== input.method) {
     throw new ApiError('CHECKOUT_NOT_OPEN', undefined, { message: `The payment is ${waiting.status}; only a ${input.method} payment still waiting for its card can be sent.` });
   }
-  const { row, fees } = describePayment(input);
+  const { row } = describePayment(input);
   const priced = await db
     .updateTable('payments')
     .set({
@@ -197,6 +183,7 @@ export async function sendWaitingCardPayment(db: Db, input: NewPayment & { payme
       customer_fees_minor: row.customer_fees_minor,
       merchant_fees_minor: row.merchant_fees_minor,
       fee_rules: jsonText(row.fee_rules),
+      fee_lines: JSON.stringify(row.fee_lines),
       fx_rate: row.fx_rate,
       fx_rate_date: row.fx_rate_date,
       installments: row.installments,
@@ -212,8 +199,6 @@ export async function sendWaitingCardPayment(db: Db, input: NewPayment & { payme
     .where('payment_token', '=', waiting.payment_token)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await db.deleteFrom('payment_fees').where('payment_token', '=', waiting.payment_token).execute();
-  if (fees.length > 0) await db.insertInto('payment_fees').values(fees.map((f) => ({ ...f, payment_token: waiting.payment_token }))).execute();
   const processing = await changeStatus(db, priced, 'PROCESSING', input.now);
   await requestOperation(db, authorization(processing, input.authentication, input.now));
   return processing;
@@ -228,11 +213,8 @@ function jsonText(value: unknown): string | null {
 function describePayment(input: NewPayment) {
   const start = input.start ?? 'authorize';
   const row = paymentRow(input, start === 'authorize' || start === 'hold' ? 'PROCESSING' : 'CREATED');
-  const token = row.payment_token;
   return {
     row,
-    history: (row.status === 'PROCESSING' ? ['CREATED', 'PROCESSING'] : ['CREATED']).map((status) => ({ payment_token: token, merchant_id: row.merchant_id, status, at: input.now })),
-    fees: input.fees.fees.map((f) => ({ payment_token: token, merchant_id: row.merchant_id, fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor, currency: row.currency })),
     event: start === 'draft' ? undefined : paymentEvent(row),
     operation: start === 'authorize' ? describeOperation(authorization(row, input.authentication, input.now)) : undefined,
   };
@@ -249,6 +231,7 @@ function paymentRow(input: NewPayment, status: 'CREATED' | 'PROCESSING') {
     method: input.method,
     // A payment sent at once (or held for its due date) is stored PROCESSING directly (both moves are in its history).
     status,
+    status_history: (status === 'PROCESSING' ? ['CREATED', 'PROCESSING'] : ['CREATED']).map((s) => historyLine(s, now)),
     person_id: input.personId,
     card_id: input.cardId,
     original_amount_minor: input.originalMinor,
@@ -258,6 +241,7 @@ function paymentRow(input: NewPayment, status: 'CREATED' | 'PROCESSING') {
     customer_fees_minor: fees.customerFeesMinor,
     merchant_fees_minor: fees.merchantFeesMinor,
     fee_rules: paymentFeeRules(input.plan),
+    fee_lines: feeLines(fees.fees),
     fx_rate: price.fxRate,
     fx_rate_date: price.fxRateDate,
     installments: input.installments,

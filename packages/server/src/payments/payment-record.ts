@@ -1,13 +1,13 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../db/database';
 import { recordEvent, type NewEvent } from '../events/outbox';
 import { enqueueMany } from '../jobs/queue';
 import { postJournals, type JournalInput } from '../ledger/ledger';
 import { availabilityParts, type AvailabilityMethod } from '../fees/availability';
-import type { PaymentFeeRules } from '../fees/fee-plan';
+import type { AppliedFee, PaymentFeeRules } from '../fees/fee-plan';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
-import type { PaymentsTable } from '../db/tables/payments';
+import type { FeeLine, PaymentsTable, StatusHistoryLine } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { paymentFollowUps } from './payment-followups';
 import { PAYMENT_STATES, UNCHARGED_STATUSES, type PaymentStatus } from './states';
@@ -56,9 +56,10 @@ export async function changeStatus(db: Db, payment: PaymentRow, status: PaymentS
     .updateTable('payments')
     .set({
       ...patch,
-      ...(uncharged ? { merchant_fees_minor: 0n, customer_fees_minor: 0n } : {}),
+      ...(uncharged ? { merchant_fees_minor: 0n, customer_fees_minor: 0n, fee_lines: '[]' } : {}),
       status,
       updated_at: at,
+      status_history: sql<string>`status_history || ${JSON.stringify([historyLine(status, at)])}::jsonb`,
       ...stampOf(PAYMENT_STATES, status, at, payment),
     })
     .where('payment_token', '=', payment.payment_token)
@@ -66,13 +67,27 @@ export async function changeStatus(db: Db, payment: PaymentRow, status: PaymentS
     .returningAll()
     .executeTakeFirst();
   if (!updated) throw movedMeanwhile(PAYMENT_STATES, payment.status, status);
-  await db.insertInto('payment_status_history').values({ payment_token: updated.payment_token, merchant_id: updated.merchant_id, status, at }).execute();
-  if (uncharged) await db.deleteFrom('payment_fees').where('payment_token', '=', updated.payment_token).execute();
   await recordEvent(db, paymentEvent(updated));
   await enqueueMany(db, paymentFollowUps(updated));
   const lines = journals?.(updated) ?? [];
   if (lines.length > 0) await postJournals(db, lines);
   return updated;
+}
+
+/**
+ * A line of a payment's status history (payments.status_history, migration 0048), written with the move.
+ * @example historyLine('PAID', now) // { status: 'PAID', at: '2026-11-28T16:20:00.000Z' }
+ */
+export function historyLine(status: string, at: Date): StatusHistoryLine {
+  return { status, at: at.toISOString() };
+}
+
+/**
+ * A payment's fee lines as its row keeps them (payments.fee_lines, migration 0048).
+ * @example feeLines(breakdown.fees) // [{ fee_type: 'SERVICE_FEE', payer: 'MERCHANT', amount_minor: '120' }]
+ */
+export function feeLines(fees: readonly AppliedFee[]): FeeLine[] {
+  return fees.map((f) => ({ fee_type: f.type, payer: f.payer, amount_minor: f.amountMinor.toString() }));
 }
 
 /** Ledger: the journal of money held (1n) or released (-1n) by a pre-authorisation (memo accounts). */

@@ -188,11 +188,10 @@ export async function sendPayment(
 async function existingPayment(db: Db, merchantId: string, paymentToken: string): Promise<SendPaymentResult> {
   const payment = await db.selectFrom('payments').selectAll().where('merchant_id', '=', merchantId).where('payment_token', '=', paymentToken).executeTakeFirstOrThrow();
   const card = payment.card_id ? await db.selectFrom('cards').select('status').where('merchant_id', '=', merchantId).where('id', '=', payment.card_id).executeTakeFirst() : undefined;
-  const fees = await db.selectFrom('payment_fees').select(['fee_type', 'payer', 'amount_minor']).where('payment_token', '=', paymentToken).where('payer', '=', 'CUSTOMER').orderBy('id').execute();
   return {
     payment: payment as PaymentRow,
     cardStatus: card?.status ?? 'ACTIVE',
-    customerFees: fees.map((f) => ({ type: f.fee_type, payer: 'CUSTOMER', amountMinor: f.amount_minor }) as AppliedFee),
+    customerFees: payment.fee_lines.filter((f) => f.payer === 'CUSTOMER').map((f) => ({ type: f.fee_type, payer: 'CUSTOMER', amountMinor: BigInt(f.amount_minor) }) as AppliedFee),
   };
 }
 

@@ -129,8 +129,8 @@ export function maskedAccountNumber(value: RawBuilder<unknown>): RawBuilder<stri
 
 /** The total of one fee type of a payment, from its fee lines. */
 function paymentFee(feeType: 'SERVICE_FEE' | 'TAXES_FEE'): RawBuilder<bigint> {
-  return sql<bigint>`(select coalesce(sum(pf.amount_minor), 0)::bigint from payment_fees as pf
-    where pf.payment_token = ${p('payment_token')} and pf.fee_type = ${sql.lit(feeType)})`;
+  return sql<bigint>`(select coalesce(sum((f.line ->> 'amount_minor')::bigint), 0)::bigint from jsonb_array_elements(${p('fee_lines')}) as f(line)
+    where f.line ->> 'fee_type' = ${sql.lit(feeType)})`;
 }
 
 /** A column of a payment's latest dispute (docs/disputes.md), or null when it has none. */

@@ -37,6 +37,7 @@ import * as boletoPayer from './0044-boleto-payer';
 import * as merchantTimeZone from './0045-merchant-time-zone';
 import * as lighterWrites from './0046-lighter-writes';
 import * as paymentsHeapOnlyUpdates from './0047-payments-heap-only-updates';
+import * as paymentLinesInRow from './0048-payment-lines-in-row';
 import * as payoutDispatches from './0037-payout-dispatches';
 import * as webhookEndpoints from './0043-webhook-endpoints';
 
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '0045-merchant-time-zone': merchantTimeZone,
   '0046-lighter-writes': lighterWrites,
   '0047-payments-heap-only-updates': paymentsHeapOnlyUpdates,
+  '0048-payment-lines-in-row': paymentLinesInRow,
 };

@@ -58,10 +58,28 @@ export interface PaymentsTable {
   open_pre_authorized_at: ColumnType<Date | null, never, never>;
   waiting_checkout_expires_at: ColumnType<Date | null, never, never>;
   compensating_checkout_id: ColumnType<string | null, never, never>;
+  /** Its status moves, oldest first (migration 0048): written with the row by every status change. */
+  status_history: ColumnType<StatusHistoryLine[], string | undefined, string>;
+  /** Its fee lines, in the payment's currency (migration 0048): written with the row whenever its fees change. */
+  fee_lines: ColumnType<FeeLine[], string | undefined, string>;
 }
 
+/** One line of a payment's status history (payments.status_history): the status and when, as an ISO time. */
+export interface StatusHistoryLine {
+  status: string;
+  at: string;
+}
+
+/** One fee line of a payment (payments.fee_lines): what it is, who pays it, and how much, a decimal string of minor units. */
+export interface FeeLine {
+  fee_type: string;
+  payer: string;
+  amount_minor: string;
+}
+
+/** A read-only view over payments.fee_lines (migration 0048), one row per line. */
 export interface PaymentFeesTable {
-  id: Generated<string>;
+  position: ColumnType<string, never, never>;
   payment_token: string;
   merchant_id: string;
   fee_type: string;
@@ -70,8 +88,9 @@ export interface PaymentFeesTable {
   currency: string;
 }
 
+/** A read-only view over payments.status_history (migration 0048), one row per line. */
 export interface PaymentStatusHistoryTable {
-  id: Generated<string>;
+  position: ColumnType<string, never, never>;
   payment_token: string;
   merchant_id: string;
   status: string;
