@@ -28,7 +28,7 @@ import { OPEN_DISPUTE_STATUSES } from '../disputes/states';
  * stamp, whichever process or path wrote it, with nothing to remember to bump.
  *
  * A payment's fee lines and status history are columns of its row (migration 0048), so the payment's
- * `xmin` covers them. test/details-cache.test.ts checks that every path that changes them changes the stamp.
+ * `xmin` covers them: nothing can change them without writing the row.
  */
 const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
     '/', (select string_agg(r.xmin::text, ',' order by r.refund_id) from refunds as r where r.payment_token = p.payment_token),
@@ -36,8 +36,8 @@ const STAMP_SQL = `concat(p.xmin, '/', per.xmin, '/', c.xmin,
 
 /**
  * Everything transaction details shows, for many payments in one statement: the payment with its
- * person and card, its fee lines and history (from its row) and refunds aggregated as JSON, each through the
- * index on `payment_token`, with the stamp of all of it. Amounts travel as text (exact, never through a
+ * person and card, its fee lines and history (columns of its row), and its refunds aggregated as JSON
+ * through their index on `payment_token`, with the stamp of all of it. Amounts travel as text (exact, never through a
  * float) and times as epoch milliseconds, truncated as the driver truncates a timestamp, so every format
  * is applied by the one formatter of lib/time-format.ts. Written once as text: nothing is compiled per
  * request, and the connection prepares it (db/prepared-statements.ts).
