@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import type { FeeLine, StatusHistoryLine } from '../db/tables/payments';
 import { eventsInsertFrom } from '../events/outbox';
 import { computeFees, type PaymentFeeRules } from '../fees/fee-plan';
 import { ledgerInsertFrom, type JournalInput } from '../ledger/ledger';
@@ -40,8 +41,10 @@ export interface OperationOutcome {
 interface DescribedOutcome {
   operation: { id: string; status: OperationStatus; processor_id: string | null; result_code: string | null; result_description: string | null; approved_at: Date | null; declined_at: Date | null; failed_at: Date | null };
   payment: PaymentRow;
-  /** Whether the payment's fee lines change (a capture prices them again; an uncharged payment has none). */
-  refeed: boolean;
+  /** The history line the move adds (the last of `payment.status_history`). */
+  line: StatusHistoryLine;
+  /** The fee lines that replace the payment's (a capture prices them again; an uncharged payment has none), or undefined where they stay. */
+  feeLines: FeeLine[] | undefined;
   journals: JournalInput[];
 }
 
@@ -96,7 +99,8 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
       ...stampOf(OPERATION_STATES, status, at),
     },
     payment: after,
-    refeed: patch.fee_lines !== undefined,
+    line,
+    feeLines: patch.fee_lines,
     journals,
   };
 }
@@ -143,8 +147,8 @@ async function writeOutcomes(db: Db, outcomes: readonly OperationOutcome[], answ
   // where they change, its new fee lines (left out otherwise, so they read as null and stay as they are).
   const payments = described.map((d) => ({
     ...Object.fromEntries(SETTLED_COLUMNS.map((column) => [column, d.payment[column]])),
-    status_history: d.payment.status_history.slice(-1),
-    fee_lines: d.refeed ? d.payment.fee_lines : null,
+    status_history: [d.line],
+    fee_lines: d.feeLines ?? null,
   }));
   const journals = described.flatMap((d) => d.journals);
   const events = described.map((d) => paymentEvent(d.payment));
