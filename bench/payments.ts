@@ -74,6 +74,8 @@ interface Settlement {
   non2xx: number;
   /** CPU milliseconds per settled payment over load and drain: the service's processes (the worker's too with BENCH_TOPOLOGY=split), and PostgreSQL's backends serving them. */
   serviceCpuMs: number;
+  /** Of serviceCpuMs, the worker process's share with BENCH_TOPOLOGY=split (its jobs: authorisations and their answers); undefined otherwise. */
+  workerCpuMs: number | undefined;
   postgresCpuMs: number;
   /** PostgreSQL's WAL per settled payment over load and drain (pg_stat_wal: exact, where CPU is not); undefined on PGlite. */
   wal: { records: number; fpi: number; bytes: number } | undefined;
@@ -152,7 +154,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     let lastToken = '';
     // CPU is counted from here: the service's process and the PostgreSQL backends of its database.
     const servicePids = [service.child.pid as number, ...(worker ? [worker.child.pid as number] : [])];
-    const cpuBefore = { service: processCpuSeconds(servicePids), load: process.cpuUsage() };
+    const cpuBefore = { service: processCpuSeconds(servicePids), worker: worker ? processCpuSeconds([worker.child.pid as number]) : 0, load: process.cpuUsage() };
     const postgresCpuTracker = client ? await trackBackendCpu(client) : undefined;
     const walBefore = client ? await walCounters(client) : undefined;
     const loadStart = Date.now();
@@ -174,6 +176,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
     // what is left shows as unsettled.
     await drain(lastToken, loadEnd);
     const serviceCpu = processCpuSeconds(servicePids) - cpuBefore.service;
+    const workerCpu = worker ? processCpuSeconds([worker.child.pid as number]) - cpuBefore.worker : undefined;
     const loadCpuUsage = process.cpuUsage(cpuBefore.load);
     const loadCpu = (loadCpuUsage.user + loadCpuUsage.system) / 1e6;
     const postgresCpu = (await postgresCpuTracker?.stop()) ?? 0;
@@ -210,6 +213,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       p99ToFinalMs: row.p99_ms ?? Number.NaN,
       non2xx: result.non2xx,
       serviceCpuMs: (serviceCpu * 1000) / Math.max(1, row.settled),
+      workerCpuMs: workerCpu === undefined ? undefined : (workerCpu * 1000) / Math.max(1, row.settled),
       postgresCpuMs: (postgresCpu * 1000) / Math.max(1, row.settled),
       wal:
         walBefore && walAfter
@@ -282,6 +286,7 @@ function describe(label: string, b: Baseline, s: Settlement): string {
     `settled ${s.settled}/${s.accepted} at ${s.settledPerSecond.toFixed(0)}/s (${ratios(s.settledPerSecond, b)}), ${s.unsettled} left PROCESSING; ` +
     `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}; ` +
     `CPU per settled payment: service ${s.serviceCpuMs.toFixed(2)} ms` +
+    (s.workerCpuMs !== undefined ? ` (its worker process ${s.workerCpuMs.toFixed(2)} ms)` : '') +
     (s.postgresCpuMs > 0 ? `, PostgreSQL ${s.postgresCpuMs.toFixed(2)} ms` : '') +
     `, load generator ${s.loadCpuMs.toFixed(2)} ms; ` +
     (s.wal ? `WAL per settled payment ${s.wal.records.toFixed(1)} records, ${s.wal.bytes.toFixed(0)} bytes, ${s.wal.fpi.toFixed(2)} full-page images; ` : '') +

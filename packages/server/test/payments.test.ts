@@ -180,6 +180,32 @@ describeEachEngine('card payments', (service) => {
     expect(response.body.errors).toEqual([{ code: '00.04.0010', description: "The payment token was not pre-authorised, so it can't be captured." }]);
   });
 
+  it('gives payments, their operations, events, journals and balance lines time-ordered ids (UUID version 7), payments in the order they were sent', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const tokens: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const sent = await service().post('/checkout/sendPayment', paymentBody(m, ids), { token: m.token });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      tokens.push(sent.body.payment_token);
+    }
+    for (const token of tokens) await waitForStatus(service(), m, token, settled);
+    const db = service().ctx.db;
+    const operations = await db.selectFrom('payment_operations').select(['id', 'payment_token']).where('merchant_id', '=', m.merchant_id).execute();
+    const operationOf = new Map(operations.map((o) => [o.payment_token, o.id]));
+    const events = await db.selectFrom('events').select('id').where('merchant_id', '=', m.merchant_id).execute();
+    const journals = await db.selectFrom('ledger_entries').select('journal_id').where('merchant_id', '=', m.merchant_id).execute();
+    const balanceLines = await db.selectFrom('balance_transactions').select('id').where('merchant_id', '=', m.merchant_id).execute();
+    // Each was made after the one before it answered: in the order sent, tokens and their authorisations sort ascending.
+    expect([...tokens].sort()).toEqual(tokens);
+    const authorisations = tokens.map((token) => operationOf.get(token) ?? '');
+    expect([...authorisations].sort()).toEqual(authorisations);
+    const made = [...tokens, ...authorisations, ...events.map((e) => e.id), ...journals.map((j) => j.journal_id), ...balanceLines.map((b) => b.id)];
+    expect(events.length).toBe(12);
+    expect(balanceLines.length).toBe(6);
+    for (const id of made) expect(id[14], id).toBe('7');
+  });
+
   it('lets exactly one of 20 parallel captures and cancels take effect', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../lib/identifiers';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import { jsonParameter } from '../lib/json';
@@ -30,7 +30,7 @@ export interface NewEvent {
 function eventRow(event: NewEvent, n: number) {
   return {
     n,
-    id: randomUUID(),
+    id: timeOrderedId(),
     merchant_id: event.merchantId,
     type: event.type,
     resource_type: event.resourceType,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../lib/identifiers';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import { jsonParameter } from '../lib/json';
@@ -144,7 +144,7 @@ export function journalRows(journal: JournalInput): LedgerRow[] {
   const lines = journal.lines.filter((l) => l.amountMinor !== 0n);
   const sum = lines.reduce((total, l) => total + l.amountMinor, 0n);
   if (sum !== 0n) throw new UnbalancedJournalError(`journal ${journal.kind} for ${journal.resourceId} is off by ${sum}`);
-  const journalId = randomUUID();
+  const journalId = timeOrderedId();
   return lines.map((l) => ({
     journal_id: journalId,
     merchant_id: journal.merchantId,
@@ -188,7 +188,7 @@ export function journalRecords(journal: JournalInput): JournalRecords {
   const balance: BalanceRow[] = [...groups.values()]
     .filter((g) => g.net !== 0n || g.fee !== 0n)
     .map((g) => ({
-      id: randomUUID(),
+      id: timeOrderedId(),
       journal_id: journalId,
       merchant_id: journal.merchantId,
       type: journal.balance?.type as BalanceType,

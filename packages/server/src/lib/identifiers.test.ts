@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid } from './identifiers';
+import { isUuid, timeOrderedId } from './identifiers';
 
 describe('isUuid', () => {
   it('accepts the 8-4-4-4-12 hexadecimal form in either case', () => {
@@ -12,5 +12,31 @@ describe('isUuid', () => {
     for (const value of ['', 'not-a-uuid', '7c9e6679742540de944be07fc1f90ae7', '7c9e6679-7425-40de-944b-e07fc1f90ae', '7c9e6679-7425-40de-944b-e07fc1f90ae7 ', 'g c9e6679-7425-40de-944b-e07fc1f90ae7', "7c9e6679-7425-40de-944b-e07fc1f90ae7' or 1=1"]) {
       expect(isUuid(value), value).toBe(false);
     }
+  });
+});
+
+describe('timeOrderedId', () => {
+  it('makes version 7 UUIDs that sort in the order they were made, within a millisecond and across milliseconds', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2000; i++) {
+      ids.push(timeOrderedId());
+      if (i % 500 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (const id of ids) {
+      expect(isUuid(id)).toBe(true);
+      expect(id[14], id).toBe('7'); // the version digit
+    }
+    // PostgreSQL orders uuid values byte by byte, as these lower-case strings sort.
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('starts with the time it was made, in milliseconds', () => {
+    const before = Date.now();
+    const id = timeOrderedId();
+    const after = Date.now();
+    const millis = Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+    expect(millis).toBeGreaterThanOrEqual(before);
+    expect(millis).toBeLessThanOrEqual(after);
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../lib/identifiers';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { eventsInsertFrom, recordEvent } from '../events/outbox';
@@ -224,7 +224,7 @@ function describePayment(input: NewPayment) {
 function paymentRow(input: NewPayment, status: 'CREATED' | 'PROCESSING') {
   const { now, fees, price } = input;
   return {
-    payment_token: input.paymentToken ?? randomUUID(),
+    payment_token: input.paymentToken ?? timeOrderedId(),
     merchant_id: input.merchantId,
     contract_id: input.contractId,
     reference_id: input.referenceId,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../lib/identifiers';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { PaymentOperationsTable } from '../db/tables/payments';
@@ -52,7 +52,7 @@ export function operationReference(kind: OperationKind, paymentToken: string, op
  * sendPayment (create-payment.ts createPayments).
  */
 export function describeOperation(input: NewOperation) {
-  const id = randomUUID();
+  const id = timeOrderedId();
   const row = {
     id,
     payment_token: input.payment.payment_token,

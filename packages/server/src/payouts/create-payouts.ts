@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../lib/identifiers';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { recordEvents } from '../events/outbox';
@@ -84,7 +84,7 @@ export async function createPayouts(ctx: AppContext, merchantId: string, rawItem
   if (priceFailures.length > 0) throw ApiError.fields(priceFailures);
 
   const now = clockAt(merchant.clock_offset_ms);
-  const batchId = randomUUID();
+  const batchId = timeOrderedId();
   const records = parsed.items.map((item, index) => toRecord(merchantId, batchId, index, item, prices[index] as PayoutPrice, now));
   await ctx.db.transaction().execute(async (trx) => {
     for (let start = 0; start < records.length; start += INSERT_CHUNK_ROWS) {
@@ -183,7 +183,7 @@ function inItemOrder(issues: readonly PayoutIssue[], contractFailures: ReadonlyM
 function toRecord(merchantId: string, batchId: string, index: number, item: ValidPayoutItem, price: PayoutPrice, now: Date): PayoutRecord {
   const recipient = recipientOf(item);
   return {
-    tx_id: randomUUID(),
+    tx_id: timeOrderedId(),
     merchant_id: merchantId,
     batch_id: batchId,
     batch_index: index,
