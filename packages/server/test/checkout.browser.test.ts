@@ -13,6 +13,12 @@ import { febrabanCheck, generate } from './checkout-fixtures';
  * a page that no longer works.
  */
 const CHROMIUM = '/usr/bin/chromium';
+/**
+ * How long the page may take to show a payment's outcome: the processor's answer goes through the job
+ * worker and reaches the page at its next poll (every 1.5 s). Alone this takes 2 to 7 s; with the whole
+ * suite running on two cores it once took over 10 s.
+ */
+const OUTCOME_SHOWN_WITHIN_MS = 30_000;
 const ARTIFACTS = new URL('../../../test-artifacts/checkout/', import.meta.url);
 
 let service: TestService;
@@ -76,7 +82,7 @@ describe('hosted checkout page in chromium', () => {
     await shot(page, 'pix-waiting');
 
     await payFirstOpen(created.checkout_id, 'PIX');
-    await page.locator('[data-final="PAID"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-final="PAID"]').waitFor({ timeout: OUTCOME_SHOWN_WITHIN_MS });
     await shot(page, 'pix-paid');
     await page.waitForURL(successUrl, { timeout: 10_000 });
     await page.close();
@@ -104,14 +110,14 @@ describe('hosted checkout page in chromium', () => {
     await shot(page, 'multi-card-form');
     await page.getByRole('button', { name: /^Pagar/ }).click();
     // Declined: back to the selection screen with a notice, inside the same session.
-    await page.locator('[data-view="choose"] .notice').waitFor({ timeout: 10_000 });
+    await page.locator('[data-view="choose"] .notice').waitFor({ timeout: OUTCOME_SHOWN_WITHIN_MS });
     await shot(page, 'multi-declined');
     expect((await service.get(`/checkout/${created.checkout_id}`, { token: merchant.token })).body.status).toBe('PROCESSING');
 
     await page.getByRole('button', { name: 'PIX' }).click();
     await page.locator('[data-view="pix"]').waitFor();
     await payFirstOpen(created.checkout_id, 'PIX');
-    await page.locator('[data-final="PAID"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-final="PAID"]').waitFor({ timeout: OUTCOME_SHOWN_WITHIN_MS });
     await shot(page, 'multi-paid');
     await page.close();
   });
