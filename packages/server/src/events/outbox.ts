@@ -1,7 +1,7 @@
-import { timeOrderedId } from '../lib/identifiers';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import { jsonParameter } from '../lib/json';
+import { timeOrderedId } from '../lib/identifiers';
 
 /** The callback types of the contract. */
 export type EventType =

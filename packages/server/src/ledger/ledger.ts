@@ -1,7 +1,7 @@
-import { timeOrderedId } from '../lib/identifiers';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import { jsonParameter } from '../lib/json';
+import { timeOrderedId } from '../lib/identifiers';
 
 /**
  * A double-entry journal of every money movement. Each journal is a set of lines whose signed amounts

@@ -1,10 +1,10 @@
+import { v7 } from 'uuid';
+
 /**
  * Colibri's identifiers (payment tokens, card, person, checkout, event and payout ids) are UUIDs in
  * `uuid` columns. PostgreSQL fails a comparison with a malformed one instead of finding nothing, so every
  * id that comes from outside is checked here first and a malformed one is simply "not found".
  */
-import { v7 } from 'uuid';
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -19,8 +19,9 @@ export function isUuid(value: string): boolean {
 /**
  * A new id for a row of a table that grows with every payment (payments, their operations, events,
  * journals and balance transactions): a time-ordered UUID (version 7, RFC 9562), whose first 48 bits are
- * the time in milliseconds, then a counter within the millisecond and random bits (74 in all, enough that
- * an id cannot be guessed). An index takes a new key of this kind at its right-hand end, where PostgreSQL
+ * the time in milliseconds, then a 32-bit counter that starts at a random value each millisecond, then 42
+ * random bits: too many to guess an id, and a payment token is no key to anything without the merchant's
+ * credentials. An index takes a new key of this kind at its right-hand end, where PostgreSQL
  * appends without descending the tree and fills pages instead of splitting them in half, and after a
  * checkpoint one page image serves many inserts; a random (version 4) key lands on a random page every
  * time (docs/performance.md, "Time-ordered ids"). Such an id tells the time of its creation, which the

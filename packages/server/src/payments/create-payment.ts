@@ -1,4 +1,3 @@
-import { timeOrderedId } from '../lib/identifiers';
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import { eventsInsertFrom, recordEvent } from '../events/outbox';
@@ -12,6 +11,7 @@ import { paymentFollowUps } from './payment-followups';
 import { changeStatus, feeLines, historyLine, lockPayment, paymentEvent, type PaymentRow } from './payment-record';
 import { describeOperation, requestOperation, type NewOperation } from './operations';
 import type { JobAuthentication } from './payment-job';
+import { timeOrderedId } from '../lib/identifiers';
 
 /**
  * The one way a payment row comes to exist, for every method: cards (sendPayment, subscription

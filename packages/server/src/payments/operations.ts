@@ -1,4 +1,3 @@
-import { timeOrderedId } from '../lib/identifiers';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { PaymentOperationsTable } from '../db/tables/payments';
@@ -6,6 +5,7 @@ import { enqueueMany, type NewJob } from '../jobs/queue';
 import { PROCESS_PAYMENT_JOB, type JobAuthentication, type ProcessPaymentJob } from './payment-job';
 import type { PaymentRow } from './payment-record';
 import type { OperationKind, OperationStatus } from './states';
+import { timeOrderedId } from '../lib/identifiers';
 
 /**
  * Money in flight, as records (docs/architecture.md, "Money in flight"). Every processor operation on

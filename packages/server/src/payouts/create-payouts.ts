@@ -1,4 +1,3 @@
-import { timeOrderedId } from '../lib/identifiers';
 import { clockAt } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { recordEvents } from '../events/outbox';
@@ -15,6 +14,7 @@ import { PAYOUT_BATCH_MAX_ITEMS } from './schemas';
 import { PAYOUT_BATCH_FIELD, parsePayoutBatch } from './validation/validate-payout';
 import type { PayoutIssue } from './validation/rules';
 import { RECIPIENT_FIELDS, type ValidPayoutItem } from './validation/types';
+import { timeOrderedId } from '../lib/identifiers';
 
 /**
  * Rows per INSERT statement. A payout row has 37 columns and PostgreSQL allows 65,535 parameters per
