@@ -7,7 +7,7 @@
  * Settings: BENCH_LATENCIES (0,200,1000 ms of sandbox processor latency), BENCH_CONNECTIONS (16),
  * BENCH_SECONDS (10), BENCH_ROUNDS (1; with more, each figure is the median of the rounds), BENCH_PGLITE
  * (200: the latency of the PGlite run; `off` skips it), BENCH_TOPOLOGY=split (jobs in a separate
- * `colibri worker` process), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)),
+ * `colibri worker` process, whose share of the service's CPU is printed apart), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)),
  * BENCH_WARMUP_SECONDS (5: load before the measured load, see below). It ends with issue 35's targets, each
  * PASS, BELOW or NOT RUN (bench/targets.ts).
  *
