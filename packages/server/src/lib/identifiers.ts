@@ -17,16 +17,16 @@ export function isUuid(value: string): boolean {
 }
 
 /**
- * A new id for a row of a table that grows with every payment (payments, their operations, events,
- * journals and balance transactions): a time-ordered UUID (version 7, RFC 9562), whose first 48 bits are
- * the time in milliseconds, then a 32-bit counter that starts at a random value each millisecond, then 42
- * random bits: too many to guess an id, and a payment token is no key to anything without the merchant's
- * credentials. An index takes a new key of this kind at its right-hand end, where PostgreSQL
- * appends without descending the tree and fills pages instead of splitting them in half, and after a
- * checkpoint one page image serves many inserts; a random (version 4) key lands on a random page every
- * time (docs/performance.md, "Time-ordered ids"). Such an id tells the time of its creation, which the
- * rows it names show anyway; ids handed out as access to something (hosted checkout sessions, 3DS
- * authentications) stay random.
+ * A new id for a row of a table that grows with every payment (payments, their operations, events, journals,
+ * balance transactions, payouts): a time-ordered UUID (version 7, RFC 9562), whose first 48 bits are the time in
+ * milliseconds, then a 32-bit counter that starts at a random value each millisecond, then 42 random bits:
+ * too many to guess an id, and a payment token is no key to anything without the merchant's credentials. An
+ * index takes a new key of this kind at its right-hand end, where PostgreSQL appends without descending the
+ * tree and fills pages instead of splitting them in half, and after a checkpoint one page image serves many
+ * inserts; a random (version 4) key lands on a random page every time (docs/performance.md, "seventh
+ * session: time-ordered ids"). Such an id tells the time of its creation, which the rows it names show
+ * anyway; ids handed out as access to something (hosted checkout sessions, 3DS authentications) stay
+ * random.
  * @example timeOrderedId() // '019ac7e2-5b1f-7a3c-9d2e-4f6a8b0c1d2e'
  */
 export function timeOrderedId(): string {
