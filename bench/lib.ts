@@ -77,7 +77,9 @@ export async function startColibri(port: number, env: Record<string, string>): P
  * started: a load begun before would count the worker's start in its payments' time to a final status.
  */
 export async function startWorker(env: Record<string, string>): Promise<Pick<Started, 'child' | 'stop'>> {
-  const child = spawn(process.execPath, [join(ROOT, 'packages/server/bin/colibri.js'), 'worker'], {
+  // BENCH_NODE_ARGS reaches the worker too (startColibri), so both halves of the split topology can be profiled.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'packages/server/bin/colibri.js'), 'worker'], {
     env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
-import { jsonParameter } from '../lib/json';
+import { jsonRows } from '../lib/json';
 import { timeOrderedId } from '../lib/identifiers';
 
 /** The callback types of the contract. */
@@ -77,9 +77,9 @@ function insertEvents(events: readonly NewEvent[], after?: { anchor: string; key
   const rows = events.map(eventRow);
   const anchored = (source: RawBuilder<unknown>, alias: string) =>
     after ? sql`${sql.table(after.anchor)} as a join ${source} on ${sql.ref(`${alias}.resource_id`)} = a.${sql.ref(after.key)}::text` : source;
-  const eventSource = sql`json_to_recordset(${jsonParameter(rows)}::json)
+  const eventSource = sql`json_to_recordset(${jsonRows(rows)}::json)
       as e(n integer, id uuid, merchant_id uuid, type text, resource_type text, resource_id text, data jsonb, notification_urls text[])`;
-  const deliverySource = sql`json_to_recordset(${jsonParameter(callbackDeliveries(rows))}::json)
+  const deliverySource = sql`json_to_recordset(${jsonRows(callbackDeliveries(rows))}::json)
       as d(n integer, event_id uuid, merchant_id uuid, type text, resource_id text, url text, resource_key text)`;
   return sql`
     insert into events (id, merchant_id, type, resource_type, resource_id, data, notification_urls)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Engine } from '../db/database';
 import { batchCalls } from '../lib/batch';
-import { jsonParameter } from '../lib/json';
+import { jsonRows } from '../lib/json';
 import { IllegalMoveError } from '../lib/state-machine';
 import { JOB_RETRY_SCHEDULE, retryDelayMs } from './backoff';
 import { LeasedWindow } from './window';
@@ -93,7 +93,7 @@ function jobRow(job: NewJob & { resourceId?: string }) {
  * where that CTE of the same statement has a row whose `key` column is the job's resource id.
  */
 function insertJobs(jobs: readonly (NewJob & { resourceId?: string })[], after?: { anchor: string; key: string }): RawBuilder<unknown> {
-  const source = sql`json_to_recordset(${jsonParameter(jobs.map(jobRow))}::json)
+  const source = sql`json_to_recordset(${jsonRows(jobs.map(jobRow))}::json)
       as j(resource_id text, kind text, payload jsonb, run_at timestamptz, unique_key text, max_attempts integer)`;
   return sql`
     insert into jobs (kind, payload, run_at, unique_key, max_attempts)

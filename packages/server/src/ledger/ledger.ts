@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
-import { jsonParameter } from '../lib/json';
+import { jsonRows } from '../lib/json';
 import { timeOrderedId } from '../lib/identifiers';
 
 /**
@@ -220,9 +220,9 @@ function insertLedgerRows(records: JournalRecords, after?: { anchor: string; key
     after ? sql`${sql.table(after.anchor)} as a join ${source} on ${sql.ref(`${alias}.resource_id`)} = a.${sql.ref(after.key)}::text` : source;
   const resourceOf = new Map(records.lines.map((l) => [l.journal_id, l.resource_id]));
   const balance = records.balance.map((b) => ({ ...b, resource_id: resourceOf.get(b.journal_id) ?? b.source_id }));
-  const lineSource = sql`json_to_recordset(${jsonParameter(records.lines)}::json)
+  const lineSource = sql`json_to_recordset(${jsonRows(records.lines)}::json)
       as l(journal_id uuid, merchant_id uuid, kind text, account text, amount_minor bigint, currency text, resource_id text, available_on date, created_at timestamptz)`;
-  const balanceSource = sql`json_to_recordset(${jsonParameter(balance)}::json)
+  const balanceSource = sql`json_to_recordset(${jsonRows(balance)}::json)
       as b(id uuid, journal_id uuid, merchant_id uuid, type text, source_id text, currency text, amount_minor bigint, fee_minor bigint, net_minor bigint,
         bucket text, available_on date, resource_id text, created_at timestamptz)`;
   return sql`

@@ -31,6 +31,14 @@ describe('timeOrderedId', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('gives every id random bits of its own, across many refills of the random pool', () => {
+    const ids = Array.from({ length: 5000 }, () => timeOrderedId());
+    for (const id of ids) expect('89ab', id).toContain(id[19]); // the RFC 9562 variant
+    // The last 40 bits are random bytes only: a pool handing out the same bytes twice would repeat them.
+    const tails = new Set(ids.map((id) => id.slice(-10)));
+    expect(tails.size).toBe(ids.length);
+  });
+
   it('starts with the time it was made, in milliseconds', () => {
     const before = Date.now();
     const id = timeOrderedId();

@@ -46,3 +46,17 @@ describe('jsonRows', () => {
     expect(rows[0]).toHaveProperty('error_code', null);
   });
 });
+
+describe('jsonRows dates', () => {
+  it('writes each date of a row exactly as JSON.stringify would, for every millisecond, however many instants pass', () => {
+    const base = Date.UTC(2026, 10, 29, 23, 59, 59, 990);
+    // More instants than the remembered texts (so the memory is emptied and filled again), each seen twice.
+    const instants = Array.from({ length: 3000 }, (_, i) => base + i * 7);
+    const rows = [...instants, ...instants.reverse()].map((ms) => ({ at: new Date(ms), nested: { at: new Date(ms) } }));
+    expect(jsonRows(rows)).toBe(JSON.stringify(rows));
+  });
+
+  it('writes an invalid date as null, as JSON.stringify does', () => {
+    expect(jsonRows([{ at: new Date(Number.NaN), id: 'a' }])).toBe('[{"at":null,"id":"a"}]');
+  });
+});

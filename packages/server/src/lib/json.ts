@@ -32,8 +32,9 @@ export function jsonParameter(value: unknown): string {
  * null properties: the record functions read a missing key as SQL null, exactly as they read a JSON null,
  * so a null written out is only text to parse. A payment row carries about fifteen (no FX, no error yet, …); left out,
  * PostgreSQL's work to read a batch of payment rows fell by about a third (16–18 against 12 µs per row,
- * and 20–24 with the parameter as `jsonb`, measured 2026-11-28; docs/performance.md). Nested values are
- * sent as they are: a null inside a JSON column is data.
+ * and 20–24 with the parameter as `jsonb`, measured 2026-11-28; docs/performance.md). A row's dates are
+ * written as JSON.stringify writes them (isoTime). Nested values are sent as they are: a null inside a
+ * JSON column is data.
  * @example sql`select * from json_to_recordset(${jsonRows(rows)}::json) as r(id uuid, error_code text)`
  */
 export function jsonRows(rows: readonly object[]): string {
@@ -44,10 +45,31 @@ function withoutNulls(row: object): object {
   const kept: Record<string, unknown> = {};
   for (const key in row) {
     const value = (row as Record<string, unknown>)[key];
-    if (value !== null) kept[key] = value;
+    if (value !== null) kept[key] = value instanceof Date ? isoTime(value) : value;
   }
   return kept;
 }
+
+/**
+ * A date's ISO 8601 text, as its `toJSON` gives it, remembered by instant: the rows of one statement share
+ * a few instants (a payment's lines, journals and event are stamped with one), and JSON.stringify, which
+ * calls `toJSON` on every Date, spent most of a ledger line's time in it (3.7 against 1.4 µs per line
+ * with its date already text, measured 2026-11-29; docs/performance.md, "eighth session"). An invalid date
+ * stays a Date, which JSON writes as null.
+ */
+function isoTime(date: Date): string | Date {
+  const ms = date.getTime();
+  let text = ISO_TIMES.get(ms);
+  if (text === undefined) {
+    if (Number.isNaN(ms)) return date;
+    if (ISO_TIMES.size >= 1024) ISO_TIMES.clear();
+    text = date.toISOString();
+    ISO_TIMES.set(ms, text);
+  }
+  return text;
+}
+
+const ISO_TIMES = new Map<number, string>();
 
 /** True only while jsonParameter's JSON.stringify runs. */
 let convertingBigints = false;

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { assertSandboxOnly } from './live-mode';
 import type { Db } from '../db/database';
 import { batchCalls } from '../lib/batch';
-import { jsonParameter } from '../lib/json';
+import { jsonParameter, jsonRows } from '../lib/json';
 import {
   ProcessorTimeoutError,
   ProcessorUnavailableError,
@@ -203,7 +203,7 @@ export class SandboxSimulator implements Processor, SettlementPayer {
     const { rows: recorded } = await sql<{ reference: string; merchant_id: string; result: OperationResult }>`
       insert into sandbox_operations (reference, merchant_id, operation, result, settled_minor, currency, settled_at)
       select o.reference, o.merchant_id, o.operation, o.result, o.settled_minor, o.currency, ${settledAt(sql.ref('o.settled_minor'), sql.ref('o.merchant_id'))}
-      from json_to_recordset(${jsonParameter(rows)}::json)
+      from json_to_recordset(${jsonRows(rows)}::json)
         as o(reference text, merchant_id uuid, operation text, result jsonb, settled_minor bigint, currency text)
       where not exists (select 1 from sandbox_faults as f where f.merchant_id = o.merchant_id and f.operation = o.operation and f.remaining > 0)
       on conflict (reference, merchant_id) do nothing
