@@ -3,7 +3,7 @@ import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { batchCalls } from '../src/lib/batch';
 import { applyOutcomes, applyOutcomesQuietly } from '../src/payments/apply-outcome';
 import type { PaymentRow } from '../src/payments/payment-record';
-import { createPayment, createPayments, type NewPayment } from '../src/payments/create-payment';
+import { createPayment, createPayments, STORED_PAYMENT_COLUMNS, type NewPayment } from '../src/payments/create-payment';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
 import { customerWithCard, operationJobs, operationWithoutJob, paymentBody, settled, waitForStatus } from './fixtures';
@@ -89,9 +89,13 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
       const alone = [];
       for (const input of inputs) alone.push(await createPayment(trx, input));
       const shared = await createPayments(trx, inputs);
-      const rows = async (payment: PaymentRow) => {
-        const token = payment.payment_token;
-        const { payment_token: _token, ...row } = payment;
+      // The shared form answers only STORED_PAYMENT_COLUMNS, each exactly as stored.
+      for (const answered of shared) {
+        const stored = await trx.selectFrom('payments').select(STORED_PAYMENT_COLUMNS).where('payment_token', '=', answered.payment_token).executeTakeFirstOrThrow();
+        expect(answered).toEqual(stored);
+      }
+      const rows = async ({ payment_token: token }: Pick<PaymentRow, 'payment_token'>) => {
+        const { payment_token: _token, ...row } = await trx.selectFrom('payments').selectAll().where('payment_token', '=', token).executeTakeFirstOrThrow();
         const history = await trx.selectFrom('payment_status_history').select(['status', 'at']).where('payment_token', '=', token).orderBy('position').execute();
         const fees = await trx.selectFrom('payment_fees').select(['fee_type', 'payer', 'amount_minor', 'currency']).where('payment_token', '=', token).orderBy('position').execute();
         const stored = await trx.selectFrom('events').select(['type', 'data', 'notification_urls']).where('resource_id', '=', token).execute();

@@ -70,8 +70,13 @@ export async function settledCardPayment(service: TestService, merchant: TestMer
  * that apply answers themselves (payments/apply-outcome.ts). An authorisation asks for what the
  * customer pays; a capture or cancel for `amountMinor`, or the amount authorised.
  */
-export async function operationWithoutJob(db: Db, payment: PaymentRow, kind: OperationKind, amountMinor?: bigint): Promise<LoadedOperation> {
-  const amount = amountMinor ?? (kind === 'authorize' ? payment.amount_minor + payment.customer_fees_minor : payment.authorized_minor);
+export async function operationWithoutJob(
+  db: Db,
+  payment: Pick<PaymentRow, 'payment_token' | 'merchant_id' | 'amount_minor' | 'customer_fees_minor'> & Partial<PaymentRow>,
+  kind: OperationKind,
+  amountMinor?: bigint,
+): Promise<LoadedOperation> {
+  const amount = amountMinor ?? (kind === 'authorize' ? payment.amount_minor + payment.customer_fees_minor : (payment.authorized_minor ?? 0n));
   const { row } = describeOperation({ payment, kind, amountMinor: amount, at: new Date() });
   await db.insertInto('payment_operations').values(row).execute();
   const [loaded] = await loadOperations(db, [row.id]);

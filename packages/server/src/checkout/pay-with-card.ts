@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
 import { joinCheckout } from '../payments/create-payment';
-import { type PaymentRow } from '../payments/payment-record';
+import type { StoredPayment } from '../payments/create-payment';
 import { exponentOf } from '../lib/currencies';
 import { sendPayment } from '../payments/send-payment';
 import { cardFieldChecks, createCard } from '../vault/create-card';
@@ -29,7 +29,7 @@ import { syncCheckout } from './sync-checkout';
  * the card and submit again.
  * @example const { payment } = await payWithCard(ctx, checkoutId, body, { ipAddress: request.ip });
  */
-export async function payWithCard(ctx: AppContext, checkoutId: string, input: CardAttemptInput, client: { ipAddress?: string | undefined } = {}): Promise<{ session: CheckoutRow; payment: PaymentRow }> {
+export async function payWithCard(ctx: AppContext, checkoutId: string, input: CardAttemptInput, client: { ipAddress?: string | undefined } = {}): Promise<{ session: CheckoutRow; payment: StoredPayment }> {
   const seen = await findCheckout(ctx.db, checkoutId);
   if (!seen) throw new ApiError('NOT_FOUND', 'checkout_id: checkout session not found.');
   const merchantId = seen.merchant_id;
@@ -51,7 +51,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
     return { token: session.current_payment_token, status: session.current_payment_status, attempts: session.attempts, waiting: waiting?.payment_token };
   });
 
-  let payment: PaymentRow;
+  let payment: StoredPayment;
   try {
     const { personId } = await createPerson(ctx.db, merchantId, personBody);
     const card = await createCard(ctx, merchantId, { public_person_id: personId, ...cardBody });
@@ -95,7 +95,7 @@ export async function payWithCard(ctx: AppContext, checkoutId: string, input: Ca
  * payment's status, in one transaction.
  * @example const session = await attachCardPayment(ctx, seen, payment, now);
  */
-export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, payment: PaymentRow, now: Date): Promise<CheckoutRow> {
+export async function attachCardPayment(ctx: AppContext, seen: CheckoutRow, payment: Pick<StoredPayment, 'payment_token' | 'card_id' | 'status'>, now: Date): Promise<CheckoutRow> {
   return ctx.db.transaction().execute(async (trx) => {
     // Session first, then payment: the order every checkout path locks in (syncCheckout, the sweep), so
     // this transaction never waits on a settlement that holds the session and waits on the payment.

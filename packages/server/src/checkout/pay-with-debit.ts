@@ -2,8 +2,7 @@ import { merchantNow } from '../clock/merchant-clock';
 import type { AppContext } from '../context';
 import { ApiError } from '../http/errors';
 import { formatAmount } from '../lib/money';
-import { dropNotificationUrl } from '../payments/create-payment';
-import type { PaymentRow } from '../payments/payment-record';
+import { dropNotificationUrl, type StoredPayment } from '../payments/create-payment';
 import { payWithAuthentication } from '../three-ds/pay-with-authentication';
 import { startAuthentication } from '../three-ds/start-authentication';
 import { findCheckout, lockCheckout, updateCheckout, type CheckoutRow } from './checkout-record';
@@ -16,7 +15,7 @@ import { prepareAttempt } from './start-attempt';
 import { syncCheckout } from './sync-checkout';
 
 /** What the page does next: pay is done (the outcome follows on the status poll), or show the challenge. */
-export type DebitAnswer = { status: 'SENT'; payment: PaymentRow } | { status: 'CHALLENGE'; challengeUrl: string };
+export type DebitAnswer = { status: 'SENT'; payment: StoredPayment } | { status: 'CHALLENGE'; challengeUrl: string };
 
 /**
  * Reads a Brazilian mobile number as the 3DS request wants it: a two-digit area code and 8 or 9 digits,
@@ -151,7 +150,7 @@ async function releasedState(ctx: AppContext, seen: CheckoutRow, token: string |
   return { token: null, status: null, attempts: Math.max(0, seen.attempts - 1) };
 }
 
-async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken: string): Promise<PaymentRow> {
+async function pay(ctx: AppContext, seen: CheckoutRow, id: string, paymentToken: string): Promise<StoredPayment> {
   const { payment } = await payWithAuthentication(
     ctx,
     seen.merchant_id,

@@ -1,3 +1,5 @@
+import { isoTime } from './time-format';
+
 /**
  * JSON text for a statement's `json` or `jsonb` parameter: bigints as decimal strings (PostgreSQL reads them
  * back exactly into `bigint` columns), dates as ISO 8601.
@@ -33,7 +35,7 @@ export function jsonParameter(value: unknown): string {
  * so a null written out is only text to parse. A payment row carries about fifteen (no FX, no error yet, …); left out,
  * PostgreSQL's work to read a batch of payment rows fell by about a third (16–18 against 12 µs per row,
  * and 20–24 with the parameter as `jsonb`, measured 2026-11-28; docs/performance.md). A row's dates are
- * written as JSON.stringify writes them (isoTime). Nested values are sent as they are: a null inside a
+ * written as JSON.stringify writes them, each instant's text made once (isoTime, lib/time-format.ts). Nested values are sent as they are: a null inside a
  * JSON column is data.
  * @example sql`select * from json_to_recordset(${jsonRows(rows)}::json) as r(id uuid, error_code text)`
  */
@@ -45,31 +47,15 @@ function withoutNulls(row: object): object {
   const kept: Record<string, unknown> = {};
   for (const key in row) {
     const value = (row as Record<string, unknown>)[key];
-    if (value !== null) kept[key] = value instanceof Date ? isoTime(value) : value;
+    if (value !== null) kept[key] = value instanceof Date ? dateJson(value) : value;
   }
   return kept;
 }
 
-/**
- * A date's ISO 8601 text, as its `toJSON` gives it, remembered by instant: the rows of one statement share
- * a few instants (a payment's lines, journals and event are stamped with one), and JSON.stringify, which
- * calls `toJSON` on every Date, spent most of a ledger line's time in it (3.7 against 1.4 µs per line
- * with its date already text, measured 2026-11-29; docs/performance.md, "eighth session"). An invalid date
- * stays a Date, which JSON writes as null.
- */
-function isoTime(date: Date): string | Date {
-  const ms = date.getTime();
-  let text = ISO_TIMES.get(ms);
-  if (text === undefined) {
-    if (Number.isNaN(ms)) return date;
-    if (ISO_TIMES.size >= 1024) ISO_TIMES.clear();
-    text = date.toISOString();
-    ISO_TIMES.set(ms, text);
-  }
-  return text;
+/** A date as JSON.stringify writes it (isoTime, lib/time-format.ts); an invalid one stays a Date, which JSON writes as null. */
+function dateJson(date: Date): string | Date {
+  return Number.isNaN(date.getTime()) ? date : isoTime(date);
 }
-
-const ISO_TIMES = new Map<number, string>();
 
 /** True only while jsonParameter's JSON.stringify runs. */
 let convertingBigints = false;

@@ -28,20 +28,59 @@ import { OPERATION_STATES, OUTCOME_MOVES, PAYMENT_STATES, UNCHARGED_STATUSES, ty
  * time, and an answer for an operation that is no longer in flight never touches its payment.
  */
 
+/**
+ * The payment columns an operation's job reads (loadOperations): what it sends to the processor and what
+ * settling its answer writes or announces, and the status times (a status keeps its first). Not the whole
+ * row: the worker reads one per operation it settles, and parsing about 60 columns (three of them JSON)
+ * and copying them took more of its time than the rest of the read (docs/performance.md, "eighth session").
+ */
+export const OPERATION_PAYMENT_COLUMNS = [
+  'payment_token',
+  'merchant_id',
+  'reference_id',
+  'status',
+  'method',
+  'currency',
+  'amount_minor',
+  'customer_fees_minor',
+  'merchant_fees_minor',
+  'authorized_minor',
+  'captured_minor',
+  'refunded_minor',
+  'fee_rules',
+  'installments',
+  'delay_capture',
+  'soft_descriptor',
+  'processor_id',
+  'notification_url',
+  'checkout_id',
+  'error_code',
+  'error_description',
+  'updated_at',
+  'pre_authorized_at',
+  'paid_at',
+  'canceled_at',
+  'failed_at',
+  'refunded_at',
+] as const satisfies readonly (keyof PaymentRow)[];
+
+/** A payment as an operation's job reads it (OPERATION_PAYMENT_COLUMNS). */
+export type OperationPayment = Pick<PaymentRow, (typeof OPERATION_PAYMENT_COLUMNS)[number]>;
+
 /** A processor's answer to one operation, with the operation and its payment as the job read them. */
 export interface OperationOutcome {
   operation: OperationRow;
   /** The payment as the job read it (PROCESSING while its operation is REQUESTED). */
-  payment: PaymentRow;
+  payment: OperationPayment;
   result: OperationResult;
   at: Date;
 }
 
-/** Everything one answer writes: the operation's final row, the payment as it will be (its fee lines and history included) and journals. */
+/** Everything one answer writes: the operation's final row, the payment as it will be, the history line it adds, its fee lines and journals. */
 interface DescribedOutcome {
   operation: { id: string; status: OperationStatus; processor_id: string | null; result_code: string | null; result_description: string | null; approved_at: Date | null; declined_at: Date | null; failed_at: Date | null };
-  payment: PaymentRow;
-  /** The history line the move adds (the last of `payment.status_history`). */
+  payment: OperationPayment;
+  /** The history line the move adds to the payment's status_history. */
   line: StatusHistoryLine;
   /** The fee lines that replace the payment's (a capture prices them again; an uncharged payment has none), or undefined where they stay. */
   feeLines: FeeLine[] | undefined;
@@ -64,7 +103,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
   const approved = result.status === 'APPROVED';
   const error = approved ? { error_code: null, error_description: null } : { error_code: result.code, error_description: result.description };
   const journals: JournalInput[] = [];
-  let patch: Partial<PaymentRow> = {};
+  let patch: Partial<OperationPayment> & { fee_lines?: FeeLine[] } = {};
 
   if (operation.kind === 'authorize' && approved) {
     patch = { processor_id: result.processorId, authorized_minor: payment.amount_minor, ...(to === 'PAID' ? { captured_minor: payment.amount_minor } : {}) };
@@ -83,7 +122,8 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
     patch = { ...patch, merchant_fees_minor: 0n, customer_fees_minor: 0n, fee_lines: [] };
   }
   const line = historyLine(to, at);
-  const after: PaymentRow = { ...payment, ...patch, ...error, status: to, updated_at: at, status_history: [...payment.status_history, line], ...stampOf(PAYMENT_STATES, to, at, payment) };
+  const { fee_lines: newFeeLines, ...settled } = patch;
+  const after: OperationPayment = { ...payment, ...settled, ...error, status: to, updated_at: at, ...stampOf(PAYMENT_STATES, to, at, payment) };
   if (operation.kind === 'authorize' && to === 'PRE_AUTHORIZED') journals.push(holdJournal(after, at, 1n, 'authorization'));
   if (to === 'PAID') journals.push(captureJournal(after, at));
   return {
@@ -100,7 +140,7 @@ export function describeOutcome({ operation, payment, result, at }: OperationOut
     },
     payment: after,
     line,
-    feeLines: patch.fee_lines,
+    feeLines: newFeeLines,
     journals,
   };
 }
@@ -214,7 +254,7 @@ export type ProcessorCardRow = Pick<CardRow, 'key_id' | 'number_ciphertext' | 'e
 /** An operation with what its job needs: its payment, the payment's card (the merchant's own only) and the merchant's clock. */
 export interface LoadedOperation {
   operation: OperationRow;
-  payment: PaymentRow;
+  payment: OperationPayment;
   card: ProcessorCardRow | undefined;
   clockOffsetMs: bigint;
 }
@@ -229,7 +269,7 @@ export async function loadOperations(db: Db, operationIds: readonly string[]): P
     .innerJoin('payments as p', 'p.payment_token', 'o.payment_token')
     .innerJoin('merchants as m', 'm.id', 'p.merchant_id')
     .leftJoin('cards as c', (join) => join.onRef('c.id', '=', 'p.card_id').onRef('c.merchant_id', '=', 'p.merchant_id'))
-    .selectAll('p')
+    .select(OPERATION_PAYMENT_COLUMNS.map((column) => `p.${column}` as const))
     .select([
       'm.clock_offset_ms as __clock_offset_ms',
       'o.id as __op_id',
@@ -288,7 +328,7 @@ export async function loadOperations(db: Db, operationIds: readonly string[]): P
       keyId !== null && numberCiphertext !== null && expMonth !== null && expYear !== null && holderName !== null && scheme !== null
         ? { key_id: keyId, number_ciphertext: numberCiphertext, exp_month: expMonth, exp_year: expYear, holder_name: holderName, scheme }
         : undefined;
-    loaded.set(id, { operation, payment: payment as PaymentRow, card, clockOffsetMs });
+    loaded.set(id, { operation, payment, card, clockOffsetMs });
   }
   return operationIds.map((id) => loaded.get(id));
 }

@@ -117,22 +117,46 @@ export async function createPayment(db: Db, input: NewPayment): Promise<PaymentR
 }
 
 /**
+ * What createPayments answers of each payment it stored: the columns its callers read (sendPayment's
+ * answer, a hosted checkout's card attempt), as stored. Not the whole row: parsing about 60 columns back
+ * per payment, three of them JSON, was more of the API process's time than building the row
+ * (docs/performance.md, "eighth session").
+ */
+export const STORED_PAYMENT_COLUMNS = [
+  'payment_token',
+  'merchant_id',
+  'status',
+  'method',
+  'person_id',
+  'card_id',
+  'checkout_id',
+  'amount_minor',
+  'currency',
+  'customer_fees_minor',
+  'original_amount_minor',
+  'original_currency',
+] as const satisfies readonly (keyof PaymentRow)[];
+
+/** A payment as createPayments answers it (STORED_PAYMENT_COLUMNS). */
+export type StoredPayment = Pick<PaymentRow, (typeof STORED_PAYMENT_COLUMNS)[number]>;
+
+/**
  * Stores many payments (see createPayment) in one statement of data-modifying CTEs: the insert that
- * sendPayment's requests of one turn share (lib/batch.ts). Answers the stored rows in the order of `inputs`.
+ * sendPayment's requests of one turn share (lib/batch.ts). Answers the stored payments (StoredPayment) in the order of `inputs`.
  * @example const [first, second] = await createPayments(db, [priced, pricedToo]);
  */
-export async function createPayments(db: Db, inputs: readonly NewPayment[]): Promise<PaymentRow[]> {
+export async function createPayments(db: Db, inputs: readonly NewPayment[]): Promise<StoredPayment[]> {
   const payments = inputs.map(describePayment);
   const rows = payments.map((p) => p.row);
   const events = payments.flatMap((p) => (p.event ? [p.event] : []));
   const operations = payments.flatMap((p) => (p.operation ? [p.operation.row] : []));
   const jobs = payments.flatMap((p) => [...(p.operation ? [p.operation.job] : []), ...paymentFollowUps(p.row)]);
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
-  const { rows: stored } = await sql<PaymentRow>`
+  const { rows: stored } = await sql<StoredPayment>`
     with payment as (
       insert into payments (${columns})
       select ${columns} from json_populate_recordset(null::payments, ${jsonRows(rows)}::json)
-      returning *
+      returning ${sql.join(STORED_PAYMENT_COLUMNS.map((column) => sql.ref(column)))}
     ),
     operation as (
       insert into payment_operations (id, payment_token, merchant_id, kind, amount_minor, reference, reason, idempotency_key, requested_at)

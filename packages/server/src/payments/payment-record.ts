@@ -7,6 +7,7 @@ import { availabilityParts, type AvailabilityMethod } from '../fees/availability
 import type { AppliedFee, PaymentFeeRules } from '../fees/fee-plan';
 import { toJsonNumber } from '../lib/money';
 import { exponentOf } from '../lib/currencies';
+import { isoTime } from '../lib/time-format';
 import type { FeeLine, PaymentsTable, StatusHistoryLine } from '../db/tables/payments';
 import { allowedFrom, assertMove, movedMeanwhile, stampOf } from '../lib/state-machine';
 import { paymentFollowUps } from './payment-followups';
@@ -79,7 +80,7 @@ export async function changeStatus(db: Db, payment: PaymentRow, status: PaymentS
  * @example historyLine('PAID', now) // { status: 'PAID', at: '2026-11-28T16:20:00.000Z' }
  */
 export function historyLine(status: string, at: Date): StatusHistoryLine {
-  return { status, at: at.toISOString() };
+  return { status, at: isoTime(at) };
 }
 
 /**
@@ -91,7 +92,7 @@ export function feeLines(fees: readonly AppliedFee[]): FeeLine[] {
 }
 
 /** Ledger: the journal of money held (1n) or released (-1n) by a pre-authorisation (memo accounts). */
-export function holdJournal(payment: PaymentRow, at: Date, direction: 1n | -1n, kind: string): JournalInput {
+export function holdJournal(payment: Pick<PaymentRow, 'merchant_id' | 'payment_token' | 'currency' | 'amount_minor' | 'customer_fees_minor'>, at: Date, direction: 1n | -1n, kind: string): JournalInput {
   const held = customerAmount(payment) * direction;
   return {
     merchantId: payment.merchant_id,
@@ -112,7 +113,10 @@ export function holdJournal(payment: PaymentRow, at: Date, direction: 1n | -1n, 
  * (fees/availability.ts: one part per installment of a credit card, and a rolling reserve held in
  * `reserve_held`). Each part is a PAYMENT balance transaction showing its share of the merchant fees.
  */
-export function captureJournal(payment: PaymentRow, at: Date): JournalInput {
+export function captureJournal(
+  payment: Pick<PaymentRow, 'merchant_id' | 'payment_token' | 'currency' | 'method' | 'installments' | 'fee_rules' | 'captured_minor' | 'customer_fees_minor' | 'merchant_fees_minor'>,
+  at: Date,
+): JournalInput {
   const customerPaid = payment.captured_minor + payment.customer_fees_minor;
   const rules = (payment.fee_rules ?? {}) as Partial<PaymentFeeRules>;
   const parts = availabilityParts(rules.availability ?? {}, {

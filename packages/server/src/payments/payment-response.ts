@@ -30,7 +30,7 @@ export async function paymentResponse(ctx: AppContext, request: FastifyRequest, 
  * The spec's Totals object of a payment (sendPayment, 3DS payments and subscription charges answer it).
  * @example const totals = paymentTotals(payment);
  */
-export function paymentTotals(payment: PaymentRow) {
+export function paymentTotals(payment: Pick<PaymentRow, 'currency' | 'amount_minor' | 'customer_fees_minor' | 'original_amount_minor' | 'original_currency'>) {
   const exponent = exponentOf(payment.currency);
   return {
     amount: toJsonNumber(payment.amount_minor, exponent),

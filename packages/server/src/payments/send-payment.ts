@@ -7,7 +7,7 @@ import type { FxQuote } from '../fees/fx';
 import { ApiError, type ErrorKey } from '../http/errors';
 import { ipCountries } from '../lib/ip-country';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
-import { authorization, quotedPrice, sendWaitingCardPayment, type NewPayment } from './create-payment';
+import { authorization, quotedPrice, sendWaitingCardPayment, type NewPayment, type StoredPayment } from './create-payment';
 import { sendPaymentStatements } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
 import { requestOperation } from './operations';
@@ -55,7 +55,7 @@ export interface AuthenticationClaim {
 }
 
 export interface SendPaymentResult {
-  payment: PaymentRow;
+  payment: StoredPayment;
   cardStatus: string;
   /** The customer-paid fees, for the response's customer_fees object. */
   customerFees: readonly AppliedFee[];
@@ -138,7 +138,7 @@ export async function sendPayment(
   const waiting = options.paymentToken
     ? await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('payment_token', '=', options.paymentToken).executeTakeFirst()
     : undefined;
-  let payment: PaymentRow;
+  let payment: StoredPayment;
   try {
     const priced: NewPayment = {
       merchantId,
