@@ -367,3 +367,29 @@ describe('availabilityParts (property)', () => {
     );
   });
 });
+
+describe('dates remembered by capture day and schedule', () => {
+  it('gives each schedule, delay, installment count, reserve and local day its own dates, however the calls interleave', () => {
+    const card = (installments: number, at = '2025-09-25T15:00:00Z') => ({ ...capture('CREDITCARD', at), installments });
+    const cases: [AvailabilitySchedule, AvailabilityInput, string[]][] = [
+      [{ methods: { CREDITCARD: { days_per_installment: 30 } } }, card(1), ['2025-10-27']],
+      [{ methods: { CREDITCARD: { days_per_installment: 15 } } }, card(1), ['2025-10-10']],
+      [{ methods: { CREDITCARD: { days_per_installment: 30 } } }, card(2), ['2025-10-27', '2025-11-24']],
+      [{ methods: { CREDITCARD: { business_days: 1 } } }, card(2), ['2025-09-26']],
+      [{ methods: { CREDITCARD: { business_days: 2 } } }, card(2), ['2025-09-29']],
+      // 02:59 UTC on the 26th is still the 25th in Brasília; 03:00 is the 26th (a Friday: D+1 is Monday).
+      [{ methods: { DEBITCARD: { business_days: 1 } } }, capture('DEBITCARD', '2025-09-26T02:59:00Z'), ['2025-09-26']],
+      [{ methods: { DEBITCARD: { business_days: 1 } } }, capture('DEBITCARD', '2025-09-26T03:00:00Z'), ['2025-09-29']],
+      // The same day and delay in Mexico City: 16 September is a Mexican bank holiday, not a Brazilian one.
+      [{ methods: { OXXO: { business_days: 1 } } }, capture('OXXO', '2025-09-15T15:00:00Z'), ['2025-09-17']],
+      [{ methods: { DEBITCARD: { business_days: 1 } } }, capture('DEBITCARD', '2025-09-15T15:00:00Z'), ['2025-09-16']],
+      [{ reserve_ppm: 100_000, reserve_days: 90 }, capture('DEBITCARD', '2025-09-25T15:00:00Z'), ['2025-09-26', '2025-12-26']],
+      [{ reserve_ppm: 100_000, reserve_days: 30 }, capture('DEBITCARD', '2025-09-25T15:00:00Z'), ['2025-09-26', '2025-10-27']],
+    ];
+    for (let round = 0; round < 3; round += 1) {
+      for (const [schedule, input, dates] of round === 1 ? [...cases].reverse() : cases) {
+        expect(availabilityParts(schedule, input).map((p) => p.availableOn), `${JSON.stringify(schedule)} ${input.method} ${input.paidAt.toISOString()} x${input.installments}`).toEqual(dates);
+      }
+    }
+  });
+});

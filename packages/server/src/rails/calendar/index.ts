@@ -21,4 +21,4 @@ export {
   previousBusinessDay,
   toEpochDay,
 } from './business-days';
-export { localDate, startOfLocalDay } from './local-time';
+export { localDate, localEpochDay, startOfLocalDay } from './local-time';

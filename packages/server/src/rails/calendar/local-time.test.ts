@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { localDate, startOfLocalDay } from './local-time';
+import { fromEpochDay } from './iso-date';
+import { localDate, localEpochDay, startOfLocalDay } from './local-time';
 
 describe('local banking dates', () => {
   it('reads Brazilian dates on Brasília time (UTC−3)', () => {
@@ -37,4 +38,14 @@ describe('local banking dates', () => {
     expect(() => startOfLocalDay('2025-02-30', 'MX')).toThrow(RangeError);
     expect(() => localDate(new Date(), 'US' as never)).toThrow(RangeError);
   });
+});
+
+it('numbers the local calendar day as localDate names it, across midnight in each country', () => {
+  for (const country of ['BR', 'MX'] as const) {
+    for (let ms = Date.UTC(2026, 11, 31, 0, 0, 0); ms < Date.UTC(2027, 0, 1, 12, 0, 0); ms += 15 * 60_000) {
+      const at = new Date(ms);
+      expect(fromEpochDay(localEpochDay(at, country)), `${at.toISOString()} ${country}`).toBe(localDate(at, country));
+    }
+  }
+  expect(() => localEpochDay(new Date(Number.NaN), 'BR')).toThrow(RangeError);
 });

@@ -31,6 +31,19 @@ export function localDate(at: Date, country: CalendarCountry): IsoDate {
 }
 
 /**
+ * localDate as whole days since 1970-01-01: a key for the calendar day that needs no text.
+ *
+ * @example
+ * localEpochDay(new Date('1970-01-02T02:59:59Z'), 'BR'); // 0 (still 1 January in Brasília)
+ */
+export function localEpochDay(at: Date, country: CalendarCountry): number {
+  assertCalendarCountry(country);
+  const ms = at.getTime();
+  if (!Number.isFinite(ms)) throw new RangeError('Expected a valid instant, got an Invalid Date');
+  return Math.floor((ms + UTC_OFFSET_MS[country]) / 86_400_000);
+}
+
+/**
  * The instant a calendar day begins in a country's banking clock.
  *
  * @example
