@@ -45,11 +45,11 @@ export function timeOrderedId(): string {
 }
 
 /*
- * Why the counter and the random bytes are kept here, not left to \`v7()\`: without options \`v7()\` asks
+ * Why the counter and the random bytes are kept here, not left to `v7()`: without options `v7()` asks
  * WebCrypto's getRandomValues for 16 bytes on every call, which cost 4.3 of its 4.7 µs per id on the
  * benchmark machine (about eight ids per settled payment; docs/performance.md, "eighth session"). Here
- * the bytes come from a pool filled 256 ids at a time (0.9 µs per id), as \`crypto.randomUUID\` does for
- * its own. Given the random bytes, \`v7\` no longer keeps its counter, so this module keeps it, with
+ * the bytes come from a pool filled 256 ids at a time (0.9 µs per id), as `crypto.randomUUID` does for
+ * its own. Given the random bytes, `v7` no longer keeps its counter, so this module keeps it, with
  * v7's own rule: a new millisecond starts the counter at a random 31-bit value; within one it counts on.
  */
 const clock = { msecs: -Infinity, seq: 0 };

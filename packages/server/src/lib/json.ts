@@ -35,8 +35,8 @@ export function jsonParameter(value: unknown): string {
  * so a null written out is only text to parse. A payment row carries about fifteen (no FX, no error yet, …); left out,
  * PostgreSQL's work to read a batch of payment rows fell by about a third (16–18 against 12 µs per row,
  * and 20–24 with the parameter as `jsonb`, measured 2026-11-28; docs/performance.md). A row's dates are
- * written as JSON.stringify writes them, each instant's text made once (isoTime, lib/time-format.ts). Nested values are sent as they are: a null inside a
- * JSON column is data.
+ * written as JSON.stringify writes them, each instant's text made once (isoTime, lib/time-format.ts).
+ * Nested values are sent as they are: a null inside a JSON column is data.
  * @example sql`select * from json_to_recordset(${jsonRows(rows)}::json) as r(id uuid, error_code text)`
  */
 export function jsonRows(rows: readonly object[]): string {
