@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import { eventsInsertFrom, recordEvent } from '../events/outbox';
 import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fees/fee-plan';
@@ -151,12 +151,12 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
   const events = payments.flatMap((p) => (p.event ? [p.event] : []));
   const operations = payments.flatMap((p) => (p.operation ? [p.operation.row] : []));
   const jobs = payments.flatMap((p) => [...(p.operation ? [p.operation.job] : []), ...paymentFollowUps(p.row)]);
-  const columns = sql.join(Object.keys(rows[0] ?? {}).map((column) => sql.ref(column)));
+  const columns = columnList(Object.keys(rows[0] ?? {}));
   const { rows: stored } = await sql<StoredPayment>`
     with payment as (
       insert into payments (${columns})
       select ${columns} from json_populate_recordset(null::payments, ${jsonRows(rows)}::json)
-      returning ${sql.join(STORED_PAYMENT_COLUMNS.map((column) => sql.ref(column)))}
+      returning ${columnList(STORED_PAYMENT_COLUMNS)}
     ),
     operation as (
       insert into payment_operations (id, payment_token, merchant_id, kind, amount_minor, reference, reason, idempotency_key, requested_at)
@@ -176,6 +176,26 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
     return created;
   });
 }
+
+/**
+ * A list of payment columns as one SQL fragment, made once per list. Kysely builds, freezes and compiles
+ * a node per `sql.ref`, and the shared insert's 53 references were most of the time compiling it took in
+ * the API process (docs/performance.md, "eighth session"). The names are this module's own (paymentRow's
+ * keys and STORED_PAYMENT_COLUMNS), checked once as plain column names.
+ */
+function columnList(columns: readonly string[]): RawBuilder<unknown> {
+  const key = columns.join(',');
+  let list = COLUMN_LISTS.get(key);
+  if (!list) {
+    const unusual = columns.find((column) => !/^[a-z_][a-z0-9_]*$/.test(column));
+    if (unusual !== undefined) throw new Error(`not a plain column name: ${JSON.stringify(unusual)}`);
+    list = sql.raw(columns.map((column) => `"${column}"`).join(', '));
+    COLUMN_LISTS.set(key, list);
+  }
+  return list;
+}
+
+const COLUMN_LISTS = new Map<string, RawBuilder<unknown>>();
 
 /**
  * Sends a card payment that waits CREATED for its card: the payment a single-method card checkout opens
