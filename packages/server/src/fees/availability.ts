@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { BoundedMap } from '../lib/bounded-map';
 import { applyPpm } from '../lib/money';
 import { addBusinessDays, addDays, localDate, localEpochDay, nextBusinessDay, type CalendarCountry, type IsoDate } from '../rails/calendar';
 
@@ -230,12 +231,11 @@ function partDates(delay: AvailabilityDelay, installments: number, reserveDays: 
     dates = [businessDays === 0 ? nextBusinessDay(paidOn, country) : addBusinessDays(paidOn, businessDays, country)];
   }
   const releases = reserveDays > 0 ? dates.map((date) => nextBusinessDay(addDays(date, reserveDays), country)) : [];
-  if (PART_DATES.size >= 1024) PART_DATES.clear();
   PART_DATES.set(key, { dates, releases });
   return { dates, releases };
 }
 
-const PART_DATES = new Map<string, { dates: readonly IsoDate[]; releases: readonly IsoDate[] }>();
+const PART_DATES = new BoundedMap<string, { dates: readonly IsoDate[]; releases: readonly IsoDate[] }>(1024);
 
 /**
  * Divides an amount into `count` whole parts that add up to it exactly, the remainder on the first part.

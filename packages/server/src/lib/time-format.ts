@@ -1,3 +1,5 @@
+import { BoundedMap } from './bounded-map';
+
 /**
  * The spec's timestamp formats. All are rendered in UTC: the error body carries an explicit `+0000`
  * offset, and the resource formats (which carry none) are documented as UTC in docs/conventions.md.
@@ -55,10 +57,9 @@ export function isoTime(date: Date): string {
   let text = ISO_TIMES.get(ms);
   if (text === undefined) {
     text = date.toISOString();
-    if (ISO_TIMES.size >= 1024) ISO_TIMES.clear();
     ISO_TIMES.set(ms, text);
   }
   return text;
 }
 
-const ISO_TIMES = new Map<number, string>();
+const ISO_TIMES = new BoundedMap<number, string>(1024);

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../lib/bounded-map';
 import { exponentOf } from '../lib/currencies';
 import { formatAmount, readDecimal } from '../lib/money';
 
@@ -335,7 +336,7 @@ function amountCell(fields: readonly string[], index: number, where: Where, curr
 }
 
 /** Days already checked to be of the calendar, as `YYYY-MM-DD` → milliseconds of their midnight (UTC). */
-const DAYS = new Map<string, number>();
+const DAYS = new BoundedMap<string, number>(10_001);
 
 /** Creation Date in its line's TimeZone, as an instant; required on the lines that settle an operation. */
 function dateCell(fields: readonly string[], index: number, zoneIndex: number, zone: string, required: boolean, where: Where): Date | null {
@@ -356,7 +357,6 @@ function dateCell(fields: readonly string[], index: number, zoneIndex: number, z
     const utc = Date.UTC(y, mo - 1, d);
     const check = new Date(utc);
     if (!match || check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) fault(where, index, `"${value}" is not a date of the calendar`);
-    if (DAYS.size > 10_000) DAYS.clear();
     DAYS.set(day, utc);
     midnight = utc;
   }

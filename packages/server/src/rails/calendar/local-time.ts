@@ -24,10 +24,7 @@ const UTC_OFFSET_MS: Readonly<Record<CalendarCountry, number>> = {
  * localDate(new Date('2026-11-25T05:59:59Z'), 'MX'); // '2026-11-24' (23:59:59 in Mexico City)
  */
 export function localDate(at: Date, country: CalendarCountry): IsoDate {
-  assertCalendarCountry(country);
-  const ms = at.getTime();
-  if (!Number.isFinite(ms)) throw new RangeError('Expected a valid instant, got an Invalid Date');
-  return new Date(ms + UTC_OFFSET_MS[country]).toISOString().slice(0, 10);
+  return new Date(localClockMs(at, country)).toISOString().slice(0, 10);
 }
 
 /**
@@ -37,10 +34,15 @@ export function localDate(at: Date, country: CalendarCountry): IsoDate {
  * localEpochDay(new Date('1970-01-02T02:59:59Z'), 'BR'); // 0 (still 1 January in Brasília)
  */
 export function localEpochDay(at: Date, country: CalendarCountry): number {
+  return Math.floor(localClockMs(at, country) / 86_400_000);
+}
+
+/** An instant as milliseconds on a country's banking clock (its UTC offset applied), for localDate and localEpochDay. */
+function localClockMs(at: Date, country: CalendarCountry): number {
   assertCalendarCountry(country);
   const ms = at.getTime();
   if (!Number.isFinite(ms)) throw new RangeError('Expected a valid instant, got an Invalid Date');
-  return Math.floor((ms + UTC_OFFSET_MS[country]) / 86_400_000);
+  return ms + UTC_OFFSET_MS[country];
 }
 
 /**
