@@ -2,10 +2,10 @@
  * `GET /transactionDetails/<payment_token>` throughput and p99 against pgbench's built-in select-only
  * script (`-S`: one primary-key read per transaction) at the same client count, in the same run, on the
  * same PostgreSQL; then the same load on PGlite. Targets (issue 35): kept answers ≥ 1.0× pgbench `-S`, first
- * reads ≥ 0.3× (BENCH_FIRST_READS payments, 6,000 by default, sent and settled unread, then each read once).
+ * reads ≥ 0.3× (BENCH_FIRST_READS payments, 20,000 by default, sent and settled unread, then each read once).
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/transaction-details.ts
- *   (BENCH_CONNECTIONS=16 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PAYMENTS=200 by default)
+ *   (BENCH_CONNECTIONS=16 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PAYMENTS=200 by default; BENCH_PGLITE=off skips PGlite)
  *
  * Before the load, the benchmark stores BENCH_PAYMENTS card payments of one merchant through the API
  * (approved, declined, in USD, partially captured and partly refunded, in turn) and waits until each
@@ -21,7 +21,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { Pool } from 'undici';
 import { Targets } from './targets';
 import { createBenchDatabase, trackBackendCpu, median, pgbench, printTable, processCpuSeconds, startColibri, type Figure } from './lib';
 
@@ -30,7 +29,9 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const paymentCount = Number(process.env.BENCH_PAYMENTS ?? 200);
 /** Payments read once each for the first-read figure (PostgreSQL only). */
-const firstReads = Number(process.env.BENCH_FIRST_READS ?? 6_000);
+const firstReadsAsked = Number(process.env.BENCH_FIRST_READS ?? 20_000);
+/** A multiple of the connections, so each of autocannon's connections reads as many (its `amount` is shared evenly). */
+const firstReads = Math.max(connections, Math.round(firstReadsAsked / connections) * connections);
 const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 type Json = Record<string, unknown>;
@@ -103,7 +104,13 @@ async function seedPayments(base: string, adminToken: string): Promise<{ token: 
  * First reads: `count` payments sent and settled but never read, then each read once by `connections`
  * concurrent clients, so every answer is built (no kept text can serve it). Answers reads per second.
  */
-async function measureFirstReads(base: string, token: string, client: pg.Client, sendApproved: (reference: string) => Promise<string>): Promise<number> {
+async function measureFirstReads(
+  base: string,
+  token: string,
+  client: pg.Client,
+  sendApproved: (reference: string) => Promise<string>,
+  servicePid: number,
+): Promise<{ perSecond: number; cpu: RequestCpu }> {
   const tokens: string[] = [];
   const sender = async (worker: number) => {
     for (let n = worker; n < firstReads; n += connections) tokens.push(await sendApproved(`first-${n}`));
@@ -114,21 +121,63 @@ async function measureFirstReads(base: string, token: string, client: pg.Client,
     if (open.rows[0]?.n === '0') break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const pool = new Pool(base, { connections });
+  // The same load generator as the kept answers (autocannon, `connections` connections): each request
+  // takes the next payment, so every payment is read exactly once (the count is a multiple of the
+  // connections, which autocannon shares `amount` between).
   let next = 0;
+  const counter = await cpuCounter(servicePid, client);
   const started = performance.now();
-  const reader = async () => {
-    while (next < tokens.length) {
-      const paymentToken = tokens[next++] as string;
-      const response = await pool.request({ method: 'GET', path: `/transactionDetails/${paymentToken}`, headers: { 'x-auth-token': token } });
-      await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`first read of ${paymentToken}: ${response.statusCode}`);
-    }
+  let lastAnswer = started;
+  const result = await autocannon({
+    url: base,
+    connections,
+    amount: tokens.length,
+    headers: { 'x-auth-token': token },
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: `/transactionDetails/${tokens[next++] as string}` }),
+        onResponse: () => void (lastAnswer = performance.now()),
+      },
+    ],
+  });
+  // autocannon notices that `amount` is reached only at its next one-second tick: the reads end at the last answer.
+  const perSecond = tokens.length / ((lastAnswer - started) / 1000);
+  const cpu = await counter.perRequest(tokens.length);
+  if (result.non2xx !== 0 || result.errors !== 0 || next !== tokens.length || result.requests.total !== tokens.length) {
+    throw new Error(`first reads: ${result.requests.total} answered of ${tokens.length} (${next} sent), ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return { perSecond, cpu };
+}
+
+/** CPU per request in µs: the service's process, PostgreSQL's backends serving it, and this process (the load generator). */
+interface RequestCpu {
+  service: number;
+  postgres: number;
+  generator: number;
+}
+
+/**
+ * Starts counting CPU from /proc: the service's process, PostgreSQL's backends (those the service's pool
+ * opens or replaces meanwhile count too) and this process; `perRequest` stops and divides by the requests.
+ */
+async function cpuCounter(servicePid: number, client: pg.Client | undefined) {
+  const before = { service: processCpuSeconds([servicePid]), generator: processCpuSeconds([process.pid]) };
+  const postgres = client ? await trackBackendCpu(client) : undefined;
+  return {
+    async perRequest(requests: number): Promise<RequestCpu> {
+      const perRequestUs = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, requests);
+      return {
+        service: perRequestUs(processCpuSeconds([servicePid]) - before.service),
+        postgres: perRequestUs((await postgres?.stop()) ?? 0),
+        generator: perRequestUs(processCpuSeconds([process.pid]) - before.generator),
+      };
+    },
   };
-  await Promise.all(Array.from({ length: connections }, reader));
-  const perSecond = tokens.length / ((performance.now() - started) / 1000);
-  await pool.close();
-  return perSecond;
+}
+
+function describeCpu(cpu: RequestCpu, engine: 'postgres' | 'pglite'): string {
+  return `service ${cpu.service.toFixed(0)} µs, PostgreSQL ${engine === 'postgres' ? `${cpu.postgres.toFixed(0)} µs` : '(in the service)'}, load generator ${cpu.generator.toFixed(0)} µs`;
 }
 
 async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & { firstReadsPerSecond?: number | undefined }> {
@@ -141,9 +190,7 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & {
     // it, and this process (the load generator), each from /proc.
     const client = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await client?.connect();
-    const before = { service: processCpuSeconds([service.child.pid as number]), generator: processCpuSeconds([process.pid]) };
-    // Backends the service's pool opens or replaces during the load count too.
-    const postgres = client ? await trackBackendCpu(client) : undefined;
+    const kept = await cpuCounter(service.child.pid as number, client);
     const result = await autocannon({
       url: service.url,
       connections,
@@ -151,17 +198,12 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & {
       headers: { 'x-auth-token': token },
       requests: paymentTokens.map((paymentToken) => ({ method: 'GET' as const, path: `/transactionDetails/${paymentToken}` })),
     });
-    const perRequestUs = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, result.requests.total);
-    const cpu = {
-      service: perRequestUs(processCpuSeconds([service.child.pid as number]) - before.service),
-      postgres: perRequestUs((await postgres?.stop()) ?? 0),
-      generator: perRequestUs(processCpuSeconds([process.pid]) - before.generator),
-    };
-    const firstReadsPerSecond = client ? await measureFirstReads(service.url, token, client, sendApproved) : undefined;
+    const cpu = await kept.perRequest(result.requests.total);
+    console.log(`${engine}: CPU per request: ${describeCpu(cpu, engine)}`);
+    const first = client ? await measureFirstReads(service.url, token, client, sendApproved, service.child.pid as number) : undefined;
+    if (first) console.log(`${engine}: first reads ${first.perSecond.toFixed(0)}/s, CPU per first read: ${describeCpu(first.cpu, engine)}`);
+    const firstReadsPerSecond = first?.perSecond;
     await client?.end();
-    console.log(
-      `${engine}: CPU per request: service ${cpu.service.toFixed(0)} µs, PostgreSQL ${engine === 'postgres' ? `${cpu.postgres.toFixed(0)} µs` : '(in the service)'}, load generator ${cpu.generator.toFixed(0)} µs`,
-    );
     return { name: `${engine}: GET /transactionDetails (${paymentTokens.length} payments in turn)`, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx, firstReadsPerSecond };
   } finally {
     await service.stop();
@@ -180,7 +222,8 @@ for (let round = 1; round <= rounds; round++) {
       `(${(colibri.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x), p99 ${colibri.p99Ms} ms, non-2xx ${colibri.non2xx}`,
   );
 }
-const onPglite = await measureDetails('pglite');
+// BENCH_PGLITE=off leaves the PGlite run out (when profiling PostgreSQL's figures).
+const onPglite = process.env.BENCH_PGLITE === 'off' ? undefined : await measureDetails('pglite');
 
 const middle = (pick: (r: (typeof measured)[number]) => number) => median(measured.map(pick));
 const pgbenchTps = middle((r) => r.pgbench.requestsPerSecond);
@@ -193,7 +236,7 @@ printTable([
     non2xx: measured.reduce((sum, r) => sum + r.colibri.non2xx, 0),
     ratio: middle((r) => r.colibri.requestsPerSecond / r.pgbench.requestsPerSecond),
   },
-  { ...onPglite, ratio: onPglite.requestsPerSecond / pgbenchTps },
+  ...(onPglite ? [{ ...onPglite, ratio: onPglite.requestsPerSecond / pgbenchTps }] : []),
 ]);
 console.log(`\n(medians over ${rounds} rounds; pgbench prints no p99, its median average latency was ${middle((r) => r.pgbench.latencyAverageMs)} ms; PGlite's ratio is against the median pgbench)`);
 
