@@ -110,7 +110,7 @@ async function measureFirstReads(
   client: pg.Client,
   sendApproved: (reference: string) => Promise<string>,
   servicePid: number,
-): Promise<{ perSecond: number; cpu: RequestCpu }> {
+): Promise<{ perSecond: number; seconds: number; cpu: RequestCpu }> {
   const tokens: string[] = [];
   const sender = async (worker: number) => {
     for (let n = worker; n < firstReads; n += connections) tokens.push(await sendApproved(`first-${n}`));
@@ -142,12 +142,13 @@ async function measureFirstReads(
     ],
   });
   // autocannon notices that `amount` is reached only at its next one-second tick: the reads end at the last answer.
-  const perSecond = tokens.length / ((lastAnswer - started) / 1000);
+  const seconds = (lastAnswer - started) / 1000;
+  const perSecond = tokens.length / seconds;
   const cpu = await counter.perRequest(tokens.length);
   if (result.non2xx !== 0 || result.errors !== 0 || next !== tokens.length || result.requests.total !== tokens.length) {
     throw new Error(`first reads: ${result.requests.total} answered of ${tokens.length} (${next} sent), ${result.non2xx} non-2xx, ${result.errors} errors`);
   }
-  return { perSecond, cpu };
+  return { perSecond, seconds, cpu };
 }
 
 /** CPU per request in µs: the service's process, PostgreSQL's backends serving it, and this process (the load generator). */
@@ -201,7 +202,7 @@ async function measureDetails(engine: 'postgres' | 'pglite'): Promise<Figure & {
     const cpu = await kept.perRequest(result.requests.total);
     console.log(`${engine}: CPU per request: ${describeCpu(cpu, engine)}`);
     const first = client ? await measureFirstReads(service.url, token, client, sendApproved, service.child.pid as number) : undefined;
-    if (first) console.log(`${engine}: first reads ${first.perSecond.toFixed(0)}/s, CPU per first read: ${describeCpu(first.cpu, engine)}`);
+    if (first) console.log(`${engine}: first reads ${first.perSecond.toFixed(0)}/s (${firstReads} in ${first.seconds.toFixed(3)} s), CPU per first read: ${describeCpu(first.cpu, engine)}`);
     const firstReadsPerSecond = first?.perSecond;
     await client?.end();
     return { name: `${engine}: GET /transactionDetails (${paymentTokens.length} payments in turn)`, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx, firstReadsPerSecond };
