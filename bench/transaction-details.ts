@@ -101,8 +101,9 @@ async function seedPayments(base: string, adminToken: string): Promise<{ token: 
 }
 
 /**
- * First reads: `count` payments sent and settled but never read, then each read once by `connections`
- * concurrent clients, so every answer is built (no kept text can serve it). Answers reads per second.
+ * First reads: `firstReads` payments sent and settled but never read, then each read once by `connections`
+ * concurrent clients, so every answer is built (no kept text can serve it). Answers reads per second,
+ * the seconds they took and CPU per read.
  */
 async function measureFirstReads(
   base: string,
