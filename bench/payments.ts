@@ -8,7 +8,9 @@
  * BENCH_SECONDS (10), BENCH_ROUNDS (1; with more, each figure is the median of the rounds), BENCH_PGLITE
  * (200: the latency of the PGlite run; `off` skips it), BENCH_TOPOLOGY=split (jobs in a separate
  * `colibri worker` process, whose share of the service's CPU is printed apart), BENCH_PGBENCH_SCALE (pgbench's `-s` for the baseline; max(BENCH_CONNECTIONS, 10)),
- * BENCH_WARMUP_SECONDS (5: load before the measured load, see below). It ends with issue 35's targets, each
+ * BENCH_WARMUP_SECONDS (5: load before the measured load, see below), BENCH_RATE (unset: as fast as the connections
+ * go; a number: sendPayment requests a second in all, to compare two versions' CPU per payment at one
+ * load, where throughput's feedback on batch sizes cannot blur it; the ratios then say nothing). It ends with issue 35's targets, each
  * PASS, BELOW or NOT RUN (bench/targets.ts).
  *
  * The baseline: pgbench's TPC-B-like transaction updates one of `scale` branch rows, so at scale 1 every
@@ -57,6 +59,8 @@ const latencies = (process.env.BENCH_LATENCIES ?? '0,200,1000').split(',').map(N
 const pgliteLatency = process.env.BENCH_PGLITE === 'off' ? undefined : Number(process.env.BENCH_PGLITE ?? 200);
 const scale = Number(process.env.BENCH_PGBENCH_SCALE ?? Math.max(connections, 10));
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const rate = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
+if (rate !== undefined && !(rate > 0)) throw new Error(`BENCH_RATE must be a positive number, not ${process.env.BENCH_RATE}`);
 if (!Number.isInteger(scale) || scale < 1) throw new Error(`BENCH_PGBENCH_SCALE must be a positive integer, not ${process.env.BENCH_PGBENCH_SCALE}`);
 
 /** The payments of the measured load (the warm-up's carry reference_id `warmup`). */
@@ -135,6 +139,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
         body: bodyOf(reference),
         connections,
         duration,
+        ...(rate === undefined ? {} : { overallRate: rate }),
         requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-auth-token': token } }), onResponse: (status: number, text: string) => void (status === 200 && onToken((JSON.parse(text) as { payment_token: string }).payment_token)) }],
       });
     /** Waits until the payment `last` is final and, on PostgreSQL, no payment is PROCESSING (at most two minutes). */
@@ -296,7 +301,7 @@ function describe(label: string, b: Baseline, s: Settlement): string {
 }
 
 console.log(
-  `connections=${connections} duration=${seconds}s warm-up=${warmupSeconds}s rounds=${rounds} latencies=${latencies.join(',')} ms pgbench scale=${scale} (and 1) for ${pgbenchSeconds}s node=${process.version}${split ? ' topology=split' : ''}`,
+  `connections=${connections} duration=${seconds}s warm-up=${warmupSeconds}s rounds=${rounds} latencies=${latencies.join(',')} ms pgbench scale=${scale} (and 1) for ${pgbenchSeconds}s node=${process.version}${split ? ' topology=split' : ''}${rate === undefined ? '' : ` rate=${rate}/s (ratios do not apply)`}`,
 );
 if (scale < connections) console.log(`note: pgbench scale ${scale} is below its ${connections} clients, so the "fair" baseline is contended too`);
 console.log('');

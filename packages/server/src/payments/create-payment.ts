@@ -146,6 +146,71 @@ export type StoredPayment = Pick<PaymentRow, (typeof STORED_PAYMENT_COLUMNS)[num
  * @example const [first, second] = await createPayments(db, [priced, pricedToo]);
  */
 export async function createPayments(db: Db, inputs: readonly NewPayment[]): Promise<StoredPayment[]> {
+  const stored = await insertPayments(db, inputs);
+  return inputs.map((_, n) => {
+    const created = stored[n];
+    if (!created) throw new Error(`the payment insert returned no row for payment ${n} of ${inputs.length}`);
+    return created;
+  });
+}
+
+/**
+ * What a card payment priced without reading its context assumed (sendPayment's one round trip,
+ * payments/hot-path.ts): its merchant's contract, clock and fee plan as last read (`plan` null when the
+ * merchant had no plan of its own), and that its card is an ACTIVE card of its person, both the merchant's.
+ */
+export interface AssumedContext {
+  contractId: string;
+  clockOffsetMs: bigint;
+  plan: unknown;
+}
+
+/**
+ * createPayments for card payments priced on an assumed context: the statement stores, with its
+ * operation, event and job, only each payment whose assumptions still hold in the database at the
+ * insert (the merchant's contract, clock and fee plan unchanged, the card an ACTIVE card of the
+ * person, both the merchant's), and answers null for the others, which wrote nothing. The check and
+ * the insert are one statement, so a plan or card changed before it is seen, and one changed after it
+ * is changed after the payment, as with a read before the insert.
+ * @example const [stored] = await createPaymentsIfCurrent(db, [{ payment: priced, assumed }]); // null: read the context and price again
+ */
+export async function createPaymentsIfCurrent(db: Db, items: readonly { payment: NewPayment; assumed: AssumedContext }[]): Promise<(StoredPayment | null)[]> {
+  // Each payment is checked against the facts it was priced on: requests of one merchant may carry two
+  // sets when what the process remembers changed between them. Each set is sent once, numbered.
+  const numbered = new Map<AssumedContext, number>();
+  const facts: object[] = [];
+  const numbers = items.map(({ payment, assumed }) => {
+    let n = numbered.get(assumed);
+    if (n === undefined) {
+      n = numbered.size;
+      numbered.set(assumed, n);
+      facts.push({ n, merchant_id: payment.merchantId, contract_id: assumed.contractId, clock_offset_ms: assumed.clockOffsetMs, plan: assumed.plan });
+    }
+    return n;
+  });
+  const stored = await insertPayments(
+    db,
+    items.map((item) => item.payment),
+    (tokens) => sql`where (r.payment_token, r.merchant_id) in (
+        select a.payment_token, g.merchant_id
+        from json_to_recordset(${jsonRows(tokens.map((token, n) => ({ payment_token: token, n: numbers[n] })))}::json) as a(payment_token uuid, n integer)
+        join json_to_recordset(${jsonRows(facts)}::json) as g(n integer, merchant_id uuid, contract_id text, clock_offset_ms bigint, plan jsonb) on g.n = a.n
+        join merchants as m on m.id = g.merchant_id and m.contract_id = g.contract_id and m.clock_offset_ms = g.clock_offset_ms
+        left join fee_plans as f on f.merchant_id = m.id
+        where f.plan is not distinct from g.plan)
+      and exists (
+        select from cards as c join persons as p on p.id = c.person_id and p.merchant_id = c.merchant_id
+        where c.id = r.card_id and c.id = any(${items.map(({ payment }) => payment.cardId)}::uuid[])
+          and c.merchant_id = r.merchant_id and c.person_id = r.person_id and c.status = 'ACTIVE')`,
+  );
+  return items.map((_, n) => stored[n] ?? null);
+}
+
+/**
+ * The shared statement of createPayments and createPaymentsIfCurrent: the stored payments by position in
+ * `inputs`, absent where the condition `where` makes of the payments' tokens (on `r`, the new row) left one out.
+ */
+async function insertPayments(db: Db, inputs: readonly NewPayment[], where?: (tokens: readonly string[]) => RawBuilder<unknown>): Promise<(StoredPayment | undefined)[]> {
   const payments = inputs.map(describePayment);
   const rows = payments.map((p) => p.row);
   const events = payments.flatMap((p) => (p.event ? [p.event] : []));
@@ -155,7 +220,8 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
   const { rows: stored } = await sql<StoredPayment>`
     with payment as (
       insert into payments (${columns})
-      select ${columns} from json_populate_recordset(null::payments, ${jsonRows(rows)}::json)
+      select ${columns} from json_populate_recordset(null::payments, ${jsonRows(rows)}::json) as r
+      ${where ? where(rows.map((row) => row.payment_token)) : sql``}
       returning ${columnList(STORED_PAYMENT_COLUMNS)}
     ),
     operation as (
@@ -170,11 +236,7 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
     job as (${jobsInsertFrom('payment', 'payment_token', jobs)})
     select * from payment`.execute(db);
   const byToken = new Map(stored.map((row) => [row.payment_token, row]));
-  return rows.map((row) => {
-    const created = byToken.get(row.payment_token);
-    if (!created) throw new Error(`the payment insert returned no row for ${row.payment_token}`);
-    return created;
-  });
+  return rows.map((row) => byToken.get(row.payment_token));
 }
 
 /**

@@ -3,8 +3,9 @@ import type { Db } from '../db/database';
 import { DEFAULT_FEE_PLAN, type FeePlan } from '../fees/fee-plan';
 import { batchCalls, onePer } from '../lib/batch';
 import { jsonParameter } from '../lib/json';
-import { createPayments, type NewPayment } from './create-payment';
+import { BoundedMap } from '../lib/bounded-map';
 import { isUuid } from '../lib/identifiers';
+import { createPayments, createPaymentsIfCurrent, type AssumedContext, type NewPayment } from './create-payment';
 
 /**
  * The card payment hot path: the statements that the calls arriving together share (lib/batch.ts).
@@ -14,7 +15,8 @@ import { isUuid } from '../lib/identifiers';
  * guarded update (payment-record.ts); only the two hottest calls are batched:
  *
  * - sendPayment: its read and its insert (`sendPaymentStatements`; the insert is createPayments, the
- *   shared form of payment creation in create-payment.ts), and
+ *   shared form of payment creation in create-payment.ts), or, once its merchant has been read, its
+ *   insert alone (below), and
  * - the operation job: its read of the operation and the application of its answer
  *   (`outcomeStatements`, apply-outcome.ts), the one form every processor answer takes.
  *
@@ -27,13 +29,49 @@ import { isUuid } from '../lib/identifiers';
  * batch size, and the keys travel again as an array (`= any($1)`), so PostgreSQL finds the rows by
  * primary key whatever it guesses of the JSON's size.
  */
-/** sendPayment's read and insert (send-payment.ts), one set per database handle. */
-export const sendPaymentStatements = onePer((db: Db) => ({
-  /** Reads what the sendPayment requests of one turn need before pricing (loadPaymentContexts). */
-  loadContext: batchCalls((keys: readonly ContextKey[]) => loadPaymentContexts(db, keys)),
-  /** Stores the payments of one turn (createPayments, payments/create-payment.ts). */
-  insert: batchCalls((inputs: readonly NewPayment[]) => createPayments(db, inputs)),
-}));
+/**
+ * sendPayment's read and insert (send-payment.ts), one set per database handle.
+ *
+ * A payment needs two round trips when its context is read first: under load each request waits for
+ * two shared statements, and with a fixed number of clients that wait is what bounds the payments
+ * accepted (docs/performance.md, "tenth session"). So each handle remembers, per merchant, the facts the
+ * read found (contract, clock, fee plan), and a request whose merchant it knows is priced on them and
+ * on its card being an ACTIVE card of its person, then stored by one statement that checks all of it
+ * (createPaymentsIfCurrent). Where the check fails nothing is written, and the request reads its
+ * context and runs as it would have; where it holds, the payment is the one the read would have made.
+ */
+export const sendPaymentStatements = onePer((db: Db) => {
+  const merchants = new BoundedMap<string, AssumedContext>(1024);
+  return {
+    /** Reads what the sendPayment requests of one turn need before pricing (loadPaymentContexts), and remembers each merchant's facts. */
+    loadContext: batchCalls(async (keys: readonly ContextKey[]) => {
+      const contexts = await loadPaymentContexts(db, keys);
+      contexts.forEach((context, n) => merchants.set((keys[n] as ContextKey).merchantId, context.merchant));
+      return contexts;
+    }),
+    /** Stores the payments of one turn (createPayments, payments/create-payment.ts). */
+    insert: batchCalls((inputs: readonly NewPayment[]) => createPayments(db, inputs)),
+    /**
+     * The context a request would read if its merchant's facts and its card are as last seen; undefined
+     * when this handle has not read the merchant (or the ids cannot name a row), and the request reads.
+     */
+    assumedContext(key: Omit<ContextKey, 'idempotencyKey'>): PaymentContext | undefined {
+      const merchant = merchants.get(key.merchantId);
+      if (!merchant || !isUuid(key.personId) || !isUuid(key.cardId)) return undefined;
+      return {
+        contractId: merchant.contractId,
+        clockOffsetMs: merchant.clockOffsetMs,
+        feePlan: (merchant.plan as FeePlan | null) ?? DEFAULT_FEE_PLAN,
+        merchant,
+        person: { id: key.personId },
+        card: { id: key.cardId, person_id: key.personId, status: 'ACTIVE' },
+        existingToken: null,
+      };
+    },
+    /** Stores the payments of one turn priced on an assumed context, each only where it still holds (createPaymentsIfCurrent); null for the others. */
+    insertIfCurrent: batchCalls((items: readonly { payment: NewPayment; assumed: AssumedContext }[]) => createPaymentsIfCurrent(db, items)),
+  };
+});
 
 export interface ContextKey {
   merchantId: string;
@@ -47,6 +85,8 @@ export interface PaymentContext {
   contractId: string;
   clockOffsetMs: bigint;
   feePlan: FeePlan;
+  /** The merchant's facts as read, which a later request may assume (sendPaymentStatements). */
+  merchant: AssumedContext;
   person: { id: string } | undefined;
   card: { id: string; person_id: string; status: string } | undefined;
   /** The payment an earlier run of the same Idempotency-Key created, if any. */
@@ -96,6 +136,7 @@ export async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): 
       contractId: row.contract_id,
       clockOffsetMs: row.clock_offset_ms,
       feePlan: row.plan ?? DEFAULT_FEE_PLAN,
+      merchant: { contractId: row.contract_id, clockOffsetMs: row.clock_offset_ms, plan: row.plan },
       person: row.person_id ? { id: row.person_id } : undefined,
       card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
       existingToken: row.existing_token,

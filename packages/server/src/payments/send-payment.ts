@@ -8,7 +8,7 @@ import { ApiError, type ErrorKey } from '../http/errors';
 import { ipCountries } from '../lib/ip-country';
 import { chargedPrice, readPrice, type PriceWording } from '../pricing/price';
 import { authorization, quotedPrice, sendWaitingCardPayment, type NewPayment, type StoredPayment } from './create-payment';
-import { sendPaymentStatements } from './hot-path';
+import { sendPaymentStatements, type PaymentContext } from './hot-path';
 import { changeStatus, type PaymentRow } from './payment-record';
 import { requestOperation } from './operations';
 import type { JobAuthentication } from './payment-job';
@@ -68,6 +68,11 @@ export interface SendPaymentResult {
  * page passes its session (`checkoutId`), so the payment belongs to it from its first row and every
  * settlement of it tells the session (payment-followups.ts). 3DS data is claimed through
  * `options.claims` (AuthenticationClaims), unless the caller claimed it (`authenticationClaimed`).
+ *
+ * A plain request (no Idempotency-Key, no 3DS data, no reserved token) whose merchant this process has
+ * read before first tries one round trip: priced on the context it assumes, stored only if that context
+ * still holds (sendPaymentStatements, hot-path.ts). Any failure there, a refused field or a context that
+ * changed, falls through to the read, so every answer is the one the read gives.
  * @example const { payment } = await sendPayment(ctx, merchantId, body, { claims });
  */
 export async function sendPayment(
@@ -76,16 +81,75 @@ export async function sendPayment(
   input: SendPaymentInput,
   options: { paymentToken?: string; idempotencyKey?: string | undefined; authenticationClaimed?: boolean; checkoutId?: string | undefined; claims?: AuthenticationClaims } = {},
 ): Promise<SendPaymentResult> {
-  const failures: { key: ErrorKey; description: string }[] = [];
-  const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
   // In live mode a method without a connector is refused before anything is read or stored.
   await ctx.connectors.requireMethod(merchantId, input.payment.method);
 
   const statements = sendPaymentStatements(ctx.db);
   const idempotencyKey = options.idempotencyKey ?? null;
+  const plain = idempotencyKey === null && !input.authentication && !options.paymentToken;
+  const assumed = plain ? statements.assumedContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id }) : undefined;
+  if (assumed) {
+    const checked = await checkAndPrice(ctx, merchantId, input, assumed, options);
+    const payment = checked.priced ? await statements.insertIfCurrent({ payment: checked.priced.payment, assumed: assumed.merchant }) : null;
+    if (payment && checked.priced) return stored(ctx, payment, checked.priced);
+  }
+
   const loaded = await statements.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id, idempotencyKey });
   // A retry after a crash: the first run committed its payment, which is the answer.
   if (loaded.existingToken) return existingPayment(ctx.db, merchantId, loaded.existingToken);
+  const { priced, failures } = await checkAndPrice(ctx, merchantId, input, loaded, options);
+  if (!priced) throw ApiError.fields(failures);
+  const { card, payment: pricedPayment } = priced;
+
+  // 3DS data is verified against the authentication that issued it, and claimed, before anything is
+  // stored (three-ds/verify-authentication.ts); `POST /checkout/3ds/payment` has claimed its own already.
+  if (input.authentication && !options.authenticationClaimed && !options.claims) throw new Error('invariant: sendPayment got 3DS data without a way to claim it (options.claims)');
+  const claim =
+    input.authentication && !options.authenticationClaimed && options.claims
+      ? await options.claims.claim(ctx, input.authentication, { merchantId, cardId: card.id, amountMinor: pricedPayment.originalMinor, currency: pricedPayment.originalCurrency, now: pricedPayment.now })
+      : null;
+  // A reserved token that names a payment already stored is a checkout's card payment waiting for its
+  // card (create-payment.ts, sendWaitingCardPayment); any other is inserted with the token (a 3DS authentication's).
+  const waiting = options.paymentToken
+    ? await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('payment_token', '=', options.paymentToken).executeTakeFirst()
+    : undefined;
+  let payment: StoredPayment;
+  try {
+    payment = waiting
+      ? await sendWaitingCardPayment(ctx.db, { ...pricedPayment, paymentToken: waiting.payment_token })
+      : await statements.insert(pricedPayment).catch(async (error: unknown) => {
+          // Two runs of one key raced past the lease (a process that stalled longer than it): the unique
+          // index let one payment in, and this run answers with it.
+          if (idempotencyKey !== null && (error as { constraint?: string }).constraint === 'payments_idempotency_key_idx') {
+            const raced = await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+            if (raced) return (await existingPayment(ctx.db, merchantId, raced.payment_token)).payment;
+          }
+          throw error;
+        });
+  } catch (error) {
+    // The payment was not stored: the compensation undoes the claim, so the authentication can still pay.
+    if (claim) await claim.release();
+    throw error;
+  }
+  return stored(ctx, payment, priced);
+}
+
+/** A request checked and priced on its context: the payment to store, or every field that fails (in the order the spec's checks run). */
+interface Checked {
+  priced: { payment: NewPayment; card: NonNullable<PaymentContext['card']>; fees: readonly AppliedFee[] } | undefined;
+  failures: { key: ErrorKey; description: string }[];
+}
+
+/** Checks a request against its context and prices it (FX and fees), reading nothing but FX rates and, for per-scheme installment rates, the card's scheme. */
+async function checkAndPrice(
+  ctx: AppContext,
+  merchantId: string,
+  input: SendPaymentInput,
+  loaded: PaymentContext,
+  options: { paymentToken?: string; idempotencyKey?: string | undefined; checkoutId?: string | undefined },
+): Promise<Checked> {
+  const failures: Checked['failures'] = [];
+  const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
   if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
 
   const price = readPrice(input.payment.amount, input.payment.asset, PRICE_WORDING);
@@ -117,71 +181,46 @@ export async function sendPayment(
     quote = charged.quote;
     if (charged.failure) failures.push(charged.failure);
   }
-  if (failures.length > 0 || !parsed.ok || !currency || !quote || !person || !card) throw ApiError.fields(failures);
+  if (failures.length > 0 || !parsed.ok || !currency || !quote || !person || !card) return { priced: undefined, failures };
 
   const installments = Math.max(1, input.payment.installments);
   // Per-scheme installment rates need the card's scheme; the payment keeps the plan as it applies to it.
   const scheme = installments > 1 && loaded.feePlan.installment_plan?.schemes ? await cardScheme(ctx.db, card.id) : null;
   const plan = forScheme(loaded.feePlan, scheme);
   const fees = computeFees(plan.payments, quote.convertedMinor, { installments, installmentInterestPpm: plan.installment_interest_ppm, installmentPlan: plan.installment_plan });
-  const now = clockAt(loaded.clockOffsetMs);
+  const payment: NewPayment = {
+    merchantId,
+    contractId: input.contract_id,
+    referenceId: input.reference_id,
+    method: input.payment.method,
+    personId: person.id,
+    cardId: card.id,
+    originalMinor: parsed.minor,
+    originalCurrency: currency,
+    price: quotedPrice(quote),
+    plan,
+    fees,
+    installments,
+    delayCapture: input.payment.delay_capture ?? false,
+    softDescriptor: input.payment.soft_descriptor ?? null,
+    extraData: input.extra_data,
+    ipAddress: input.ip_address ?? null,
+    ipCountry: ipCountries(ctx.config.geoipDatabase).countryOf(input.ip_address),
+    notificationUrl: input.notification_url ?? null,
+    authentication: input.authentication,
+    subscriptionId: null,
+    paymentToken: options.paymentToken,
+    checkoutId: options.checkoutId ?? null,
+    idempotencyKey: options.idempotencyKey ?? null,
+    now: clockAt(loaded.clockOffsetMs),
+  };
+  return { priced: { payment, card, fees: fees.fees }, failures };
+}
 
-  // 3DS data is verified against the authentication that issued it, and claimed, before anything is
-  // stored (three-ds/verify-authentication.ts); `POST /checkout/3ds/payment` has claimed its own already.
-  if (input.authentication && !options.authenticationClaimed && !options.claims) throw new Error('invariant: sendPayment got 3DS data without a way to claim it (options.claims)');
-  const claim =
-    input.authentication && !options.authenticationClaimed && options.claims
-      ? await options.claims.claim(ctx, input.authentication, { merchantId, cardId: card.id, amountMinor: parsed.minor, currency, now })
-      : null;
-  // A reserved token that names a payment already stored is a checkout's card payment waiting for its
-  // card (create-payment.ts, sendWaitingCardPayment); any other is inserted with the token (a 3DS authentication's).
-  const waiting = options.paymentToken
-    ? await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('payment_token', '=', options.paymentToken).executeTakeFirst()
-    : undefined;
-  let payment: StoredPayment;
-  try {
-    const priced: NewPayment = {
-      merchantId,
-      contractId: input.contract_id,
-      referenceId: input.reference_id,
-      method: input.payment.method,
-      personId: person.id,
-      cardId: card.id,
-      originalMinor: parsed.minor,
-      originalCurrency: currency,
-      price: quotedPrice(quote),
-      plan,
-      fees,
-      installments,
-      delayCapture: input.payment.delay_capture ?? false,
-      softDescriptor: input.payment.soft_descriptor ?? null,
-      extraData: input.extra_data,
-      ipAddress: input.ip_address ?? null,
-      ipCountry: ipCountries(ctx.config.geoipDatabase).countryOf(input.ip_address),
-      notificationUrl: input.notification_url ?? null,
-      authentication: input.authentication,
-      subscriptionId: null,
-      paymentToken: options.paymentToken,
-      checkoutId: options.checkoutId ?? null,
-      idempotencyKey,
-      now,
-    };
-    payment = waiting ? await sendWaitingCardPayment(ctx.db, { ...priced, paymentToken: waiting.payment_token }) : await statements.insert(priced).catch(async (error: unknown) => {
-      // Two runs of one key raced past the lease (a process that stalled longer than it): the unique
-      // index let one payment in, and this run answers with it.
-      if (idempotencyKey !== null && (error as { constraint?: string }).constraint === 'payments_idempotency_key_idx') {
-        const raced = await ctx.db.selectFrom('payments').select('payment_token').where('merchant_id', '=', merchantId).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
-        if (raced) return (await existingPayment(ctx.db, merchantId, raced.payment_token)).payment;
-      }
-      throw error;
-    });
-  } catch (error) {
-    // The payment was not stored: the compensation undoes the claim, so the authentication can still pay.
-    if (claim) await claim.release();
-    throw error;
-  }
+/** sendPayment's answer for a payment it stored: the worker is poked to send its authorisation. */
+function stored(ctx: AppContext, payment: StoredPayment, priced: NonNullable<Checked['priced']>): SendPaymentResult {
   ctx.workerSignal.poke();
-  return { payment, cardStatus: card.status, customerFees: fees.fees.filter((f) => f.payer === 'CUSTOMER') };
+  return { payment, cardStatus: priced.card.status, customerFees: priced.fees.filter((f) => f.payer === 'CUSTOMER') };
 }
 
 /** sendPayment's answer for a payment that exists: its row, its card's status and the fees its customer pays. */

@@ -1,0 +1,119 @@
+import { expect, it } from 'vitest';
+import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
+import { createPaymentsIfCurrent, type AssumedContext, type NewPayment } from '../src/payments/create-payment';
+import { sendPaymentStatements } from '../src/payments/hot-path';
+import { describeEachEngine, type TestMerchant } from './harness';
+import { customerWithCard, operationJobs, paymentBody } from './fixtures';
+
+/**
+ * sendPayment's one round trip (payments/hot-path.ts): a request whose merchant the process has read
+ * is priced on what it read and stored only where that still holds. Every change of what it assumed
+ * must give the answer a fresh read gives, and a payment stored on a stale assumption must write nothing.
+ */
+describeEachEngine('sendPayment priced on what it read before', (service) => {
+  const CUSTOMER_TAXES = {
+    payments: [
+      { type: 'SERVICE_FEE', payer: 'MERCHANT', ppm: 20_000, fixed_minor: 0 },
+      { type: 'TAXES_FEE', payer: 'CUSTOMER', ppm: 10_000, fixed_minor: 50 },
+    ],
+    installment_interest_ppm: 0,
+    payouts: [],
+  };
+
+  it('reads again when the fee plan, the clock, the contract or the card has changed, and answers as the read does', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const db = service().ctx.db;
+    const send = (overrides: Record<string, unknown> = {}, ofIds = ids) => service().post('/checkout/sendPayment', paymentBody(m, ofIds, { payment: { amount: '100.00' }, ...overrides }), { token: m.token });
+    const key = { merchantId: m.merchant_id, personId: ids.personId, cardId: ids.cardId };
+    expect(sendPaymentStatements(db).assumedContext(key)).toBeUndefined();
+    const first = await send();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.customer_fees).toEqual({});
+    expect(sendPaymentStatements(db).assumedContext(key)).toMatchObject({ contractId: m.contract_id, card: { id: ids.cardId, status: 'ACTIVE' } });
+
+    // A new fee plan: the payment pays it, not the plan the process read first.
+    const set = await service().request('PUT', `/admin/merchants/${m.merchant_id}/fee-plan`, CUSTOMER_TAXES, { headers: { authorization: `Bearer ${service().ctx.adminToken}` } });
+    expect(set.status).toBe(200);
+    const second = await send();
+    expect(second.body.customer_fees).toEqual({ TAXES_FEE: 1.5 });
+    expect((await send()).body.customer_fees).toEqual({ TAXES_FEE: 1.5 });
+
+    // The sandbox clock moved two days on: the payment is made at the merchant's new time.
+    expect((await service().post('/sandbox/clock/advance', { seconds: 2 * 86_400 }, { token: m.token })).status).toBe(200);
+    const later = await send();
+    const made = await db.selectFrom('payments').select('created_at').where('payment_token', '=', later.body.payment_token).executeTakeFirstOrThrow();
+    expect(new Date(made.created_at).getTime() - Date.now()).toBeGreaterThan(86_400_000);
+
+    // Another contract, another person's card, another merchant's card, a card no longer ACTIVE.
+    const refused = async (overrides: Record<string, unknown>, code: string, ofIds = ids) => {
+      const response = await send(overrides, ofIds);
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.errors.map((e: { code: string }) => e.code)).toEqual([code]);
+    };
+    await refused({ contract_id: 'CT-NOTMINE' }, '00.04.0001');
+    const other = await customerWithCard(service(), m, '5555555555554444');
+    await refused({}, '00.04.0005', { personId: ids.personId, cardId: other.cardId });
+    const elsewhere = await customerWithCard(service(), await service().merchant('B'));
+    await refused({}, '00.04.0009', { personId: ids.personId, cardId: elsewhere.cardId });
+    await db.updateTable('cards').set({ status: 'BLOCKED' }).where('id', '=', ids.cardId).execute();
+    await refused({}, '00.04.0006');
+    const stored = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', m.merchant_id).execute();
+    expect(stored).toHaveLength(4);
+  });
+
+  it('stores a payment whose assumptions hold, and writes nothing at all for one whose merchant facts or card have changed', async () => {
+    const m = await service().merchant();
+    const ids = await customerWithCard(service(), m);
+    const db = service().ctx.db;
+    const merchant = await db.selectFrom('merchants').select(['contract_id', 'clock_offset_ms']).where('id', '=', m.merchant_id).executeTakeFirstOrThrow();
+    const plan = await db.selectFrom('fee_plans').select('plan').where('merchant_id', '=', m.merchant_id).executeTakeFirst();
+    const current: AssumedContext = { contractId: merchant.contract_id, clockOffsetMs: merchant.clock_offset_ms, plan: plan?.plan ?? null };
+    const stale: AssumedContext[] = [{ ...current, plan: CUSTOMER_TAXES }, { ...current, clockOffsetMs: 1000n }, { ...current, contractId: 'CT-OTHER' }];
+    const other = await customerWithCard(service(), m, '5555555555554444');
+    const items = [
+      { payment: newPayment(m, ids.personId, ids.cardId), assumed: current },
+      ...stale.map((assumed) => ({ payment: newPayment(m, ids.personId, ids.cardId), assumed })),
+      { payment: newPayment(m, ids.personId, other.cardId), assumed: current },
+    ];
+    // One statement: each payment is checked against the facts it was priced on, though they name one merchant.
+    const answers = await createPaymentsIfCurrent(db, items);
+    expect(answers.map((a) => a !== null)).toEqual([true, false, false, false, false]);
+    const tokens = items.map((item) => item.payment.paymentToken as string);
+    const written = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', m.merchant_id).execute();
+    expect(written.map((p) => p.payment_token)).toEqual([tokens[0]]);
+    for (const token of tokens.slice(1)) {
+      expect(await db.selectFrom('payment_operations').select('id').where('payment_token', '=', token).execute()).toEqual([]);
+      expect(await db.selectFrom('events').select('id').where('resource_id', '=', token).execute()).toEqual([]);
+      expect(await operationJobs(db, token)).toEqual([]);
+    }
+    expect(await operationJobs(db, tokens[0] as string)).toHaveLength(1);
+  });
+});
+
+function newPayment(m: TestMerchant, personId: string, cardId: string): NewPayment {
+  const amount = 1000n;
+  return {
+    merchantId: m.merchant_id,
+    contractId: m.contract_id,
+    referenceId: 'assumed',
+    method: 'CREDITCARD',
+    personId,
+    cardId,
+    originalMinor: amount,
+    originalCurrency: 'BRL',
+    price: { amountMinor: amount, currency: 'BRL', fxRate: null, fxRateDate: null },
+    plan: DEFAULT_FEE_PLAN,
+    fees: computeFees(DEFAULT_FEE_PLAN.payments, amount),
+    installments: 1,
+    delayCapture: false,
+    softDescriptor: null,
+    extraData: null,
+    ipAddress: null,
+    notificationUrl: null,
+    authentication: undefined,
+    subscriptionId: null,
+    paymentToken: crypto.randomUUID(),
+    now: new Date(),
+  };
+}
