@@ -21,7 +21,7 @@
  *
  * For each latency, one round runs pgbench (scale 1, then the fair scale) and then Colibri on a fresh
  * database, back to back, so all meet the same machine load. Colibri's figures count payments, not only answers:
- * - accepted/s: sendPayment answers per second during the load;
+ * - accepted/s: sendPayment answers per second during the load, and their answer time (median and p99);
  * - settled/s: payments that reached a final status, per second from the start of the load to the last
  *   settlement (the drain included), so work left queued cannot pass for throughput;
  * - drain: how long after the end of the load the last payment settled;
@@ -75,6 +75,8 @@ interface Settlement {
   settledPerSecond: number;
   drainSeconds: number;
   p99ToFinalMs: number;
+  /** sendPayment's answer time as the load generator saw it (autocannon's latency, ms): median and 99th percentile. */
+  answerMs: { p50: number; p99: number };
   non2xx: number;
   /** CPU milliseconds per settled payment over load and drain: the service's processes (the worker's too with BENCH_TOPOLOGY=split), and PostgreSQL's backends serving them. */
   serviceCpuMs: number;
@@ -216,6 +218,7 @@ async function measure(engine: 'postgres' | 'pglite', latencyMs: number): Promis
       settledPerSecond: row.settled / ((lastFinal - loadStart) / 1000),
       drainSeconds: Math.max(0, (lastFinal - loadEnd) / 1000),
       p99ToFinalMs: row.p99_ms ?? Number.NaN,
+      answerMs: { p50: result.latency.p50, p99: result.latency.p99 },
       non2xx: result.non2xx,
       serviceCpuMs: (serviceCpu * 1000) / Math.max(1, row.settled),
       workerCpuMs: workerCpu === undefined ? undefined : (workerCpu * 1000) / Math.max(1, row.settled),
@@ -287,7 +290,7 @@ const ratios = (rate: number, b: Baseline) => `${(rate / b.fair).toFixed(2)}x ${
 function describe(label: string, b: Baseline, s: Settlement): string {
   return (
     `${label}: ${fairLabel} ${b.fair.toFixed(0)} tps, ${oldLabel} ${b.old.toFixed(0)} tps; ` +
-    `accepted ${s.acceptedPerSecond.toFixed(0)}/s (${ratios(s.acceptedPerSecond, b)}); ` +
+    `accepted ${s.acceptedPerSecond.toFixed(0)}/s (${ratios(s.acceptedPerSecond, b)}), answered in ${s.answerMs.p50} ms (p50) and ${s.answerMs.p99} ms (p99); ` +
     `settled ${s.settled}/${s.accepted} at ${s.settledPerSecond.toFixed(0)}/s (${ratios(s.settledPerSecond, b)}), ${s.unsettled} left PROCESSING; ` +
     `drained ${s.drainSeconds.toFixed(1)} s after the load; p99 acceptance to final ${s.p99ToFinalMs.toFixed(0)} ms; non-2xx ${s.non2xx}; ` +
     `CPU per settled payment: service ${s.serviceCpuMs.toFixed(2)} ms` +
