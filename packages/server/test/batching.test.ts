@@ -1,12 +1,11 @@
 import { expect, it } from 'vitest';
-import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
 import { batchCalls } from '../src/lib/batch';
 import { applyOutcomes, applyOutcomesQuietly } from '../src/payments/apply-outcome';
 import type { PaymentRow } from '../src/payments/payment-record';
 import { createPayment, createPayments, STORED_PAYMENT_COLUMNS, type NewPayment } from '../src/payments/create-payment';
 import { ProcessorTimeoutError, ProcessorUnavailableError, type AuthorizeInput } from '../src/processor/processor';
 import { describeEachEngine, type TestMerchant } from './harness';
-import { customerWithCard, operationJobs, operationWithoutJob, paymentBody, settled, waitForStatus } from './fixtures';
+import { customerWithCard, operationJobs, operationWithoutJob, paymentBody, pricedCardPayment, settled, waitForStatus } from './fixtures';
 
 /**
  * The statements that calls arriving together share (lib/batch.ts, payments/hot-path.ts): sendPayment's
@@ -54,7 +53,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     const insert = batchCalls((inputs: readonly NewPayment[]) => createPayments(service().ctx.db, inputs));
     // A card id that does not exist violates the payments -> cards foreign key, failing the whole statement.
     const missingCard = '00000000-0000-4000-8000-000000000000';
-    const results = await Promise.allSettled([insert(newPayment(m, ids.personId, ids.cardId)), insert(newPayment(m, ids.personId, missingCard)), insert(newPayment(m, ids.personId, ids.cardId))]);
+    const results = await Promise.allSettled([insert(pricedCardPayment(m, ids.personId, ids.cardId)), insert(pricedCardPayment(m, ids.personId, missingCard)), insert(pricedCardPayment(m, ids.personId, ids.cardId))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const db = service().ctx.db;
     const stored = await db.selectFrom('payments').select(['payment_token', 'card_id']).where('merchant_id', '=', m.merchant_id).execute();
@@ -70,7 +69,7 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
   it('stores the same rows through createPayment alone as through the shared createPayments, however the payment starts', async () => {
     const m = await service().merchant();
     const ids = await customerWithCard(service(), m);
-    const card = newPayment(m, ids.personId, ids.cardId);
+    const card = pricedCardPayment(m, ids.personId, ids.cardId);
     const code: NewPayment = {
       ...card,
       method: 'OXXO',
@@ -159,10 +158,10 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     const ids = await customerWithCard(service(), m);
     const db = service().ctx.db;
     const [paid, held, declined, stale] = await createPayments(db, [
-      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
-      { ...newPayment(m, ids.personId, ids.cardId), delayCapture: true, start: 'hold' },
-      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
-      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), delayCapture: true, start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), start: 'hold' },
     ]);
     if (!paid || !held || !declined || !stale) throw new Error('payments not stored');
     const paidOp = await operationWithoutJob(db, paid, 'authorize');
@@ -211,8 +210,8 @@ describeEachEngine('statements shared by concurrent payments', (service) => {
     const ids = await customerWithCard(service(), m);
     const db = service().ctx.db;
     const [paid, declined] = await createPayments(db, [
-      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
-      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), start: 'hold' },
     ]);
     if (!paid || !declined) throw new Error('payments not stored');
     const paidOp = await operationWithoutJob(db, paid, 'authorize');
@@ -243,8 +242,8 @@ describeEachEngine('a shared settlement statement', (service) => {
     const ids = await customerWithCard(service(), m);
     const db = service().ctx.db;
     const [a, b] = await createPayments(db, [
-      { ...newPayment(m, ids.personId, ids.cardId), start: 'hold' },
-      { ...newPayment(m, ids.personId, ids.cardId), delayCapture: true, start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), start: 'hold' },
+      { ...pricedCardPayment(m, ids.personId, ids.cardId), delayCapture: true, start: 'hold' },
     ]);
     if (!a || !b) throw new Error('payments not stored');
     const now = new Date();
@@ -266,32 +265,6 @@ describeEachEngine('a shared settlement statement', (service) => {
     expect(operations.map((o) => o.status)).toEqual(['REQUESTED', 'REQUESTED']);
   });
 });
-
-function newPayment(m: TestMerchant, personId: string, cardId: string): NewPayment {
-  const amount = 1000n;
-  return {
-    merchantId: m.merchant_id,
-    contractId: m.contract_id,
-    referenceId: 'batch',
-    method: 'CREDITCARD',
-    personId,
-    cardId,
-    originalMinor: amount,
-    originalCurrency: 'BRL',
-    price: { amountMinor: amount, currency: 'BRL', fxRate: null, fxRateDate: null },
-    plan: DEFAULT_FEE_PLAN,
-    fees: computeFees(DEFAULT_FEE_PLAN.payments, amount),
-    installments: 1,
-    delayCapture: false,
-    softDescriptor: null,
-    extraData: { batch: true },
-    ipAddress: null,
-    notificationUrl: null,
-    authentication: undefined,
-    subscriptionId: null,
-    now: new Date(),
-  };
-}
 
 function authorization(m: TestMerchant, reference: string): AuthorizeInput {
   return {

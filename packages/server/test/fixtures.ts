@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
 import type { Db } from '../src/db/database';
+import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
+import type { NewPayment } from '../src/payments/create-payment';
 import { loadOperations, type LoadedOperation } from '../src/payments/apply-outcome';
 import { describeOperation } from '../src/payments/operations';
 import type { PaymentRow } from '../src/payments/payment-record';
@@ -109,4 +111,31 @@ export async function crashAfterCommit(db: Db, key: string): Promise<void> {
     .set({ state: 'IN_PROGRESS', response_status: null, response_body: null, lease_until: new Date(Date.now() - 1000), owner: 'a-dead-process' })
     .where('key', '=', key)
     .execute();
+}
+
+/** A card payment of 10.00 BRL validated and priced on the default plan, ready for createPayment(s) (payments/create-payment.ts). */
+export function pricedCardPayment(m: TestMerchant, personId: string, cardId: string): NewPayment {
+  const amount = 1000n;
+  return {
+    merchantId: m.merchant_id,
+    contractId: m.contract_id,
+    referenceId: 'batch',
+    method: 'CREDITCARD',
+    personId,
+    cardId,
+    originalMinor: amount,
+    originalCurrency: 'BRL',
+    price: { amountMinor: amount, currency: 'BRL', fxRate: null, fxRateDate: null },
+    plan: DEFAULT_FEE_PLAN,
+    fees: computeFees(DEFAULT_FEE_PLAN.payments, amount),
+    installments: 1,
+    delayCapture: false,
+    softDescriptor: null,
+    extraData: { batch: true },
+    ipAddress: null,
+    notificationUrl: null,
+    authentication: undefined,
+    subscriptionId: null,
+    now: new Date(),
+  };
 }

@@ -1,9 +1,8 @@
 import { expect, it } from 'vitest';
-import { computeFees, DEFAULT_FEE_PLAN } from '../src/fees/fee-plan';
-import { createPaymentsIfCurrent, type AssumedContext, type NewPayment } from '../src/payments/create-payment';
+import { createPaymentsIfCurrent, type AssumedContext } from '../src/payments/create-payment';
 import { sendPaymentStatements } from '../src/payments/hot-path';
-import { describeEachEngine, type TestMerchant } from './harness';
-import { customerWithCard, operationJobs, paymentBody } from './fixtures';
+import { describeEachEngine } from './harness';
+import { customerWithCard, operationJobs, paymentBody, pricedCardPayment } from './fixtures';
 
 /**
  * sendPayment's one round trip (payments/hot-path.ts): a request whose merchant the process has read
@@ -72,9 +71,9 @@ describeEachEngine('sendPayment priced on what it read before', (service) => {
     const stale: AssumedContext[] = [{ ...current, plan: CUSTOMER_TAXES }, { ...current, clockOffsetMs: 1000n }, { ...current, contractId: 'CT-OTHER' }];
     const other = await customerWithCard(service(), m, '5555555555554444');
     const items = [
-      { payment: newPayment(m, ids.personId, ids.cardId), assumed: current },
-      ...stale.map((assumed) => ({ payment: newPayment(m, ids.personId, ids.cardId), assumed })),
-      { payment: newPayment(m, ids.personId, other.cardId), assumed: current },
+      { payment: { ...pricedCardPayment(m, ids.personId, ids.cardId), paymentToken: crypto.randomUUID() }, assumed: current },
+      ...stale.map((assumed) => ({ payment: { ...pricedCardPayment(m, ids.personId, ids.cardId), paymentToken: crypto.randomUUID() }, assumed })),
+      { payment: { ...pricedCardPayment(m, ids.personId, other.cardId), paymentToken: crypto.randomUUID() }, assumed: current },
     ];
     // One statement: each payment is checked against the facts it was priced on, though they name one merchant.
     const answers = await createPaymentsIfCurrent(db, items);
@@ -90,30 +89,3 @@ describeEachEngine('sendPayment priced on what it read before', (service) => {
     expect(await operationJobs(db, tokens[0] as string)).toHaveLength(1);
   });
 });
-
-function newPayment(m: TestMerchant, personId: string, cardId: string): NewPayment {
-  const amount = 1000n;
-  return {
-    merchantId: m.merchant_id,
-    contractId: m.contract_id,
-    referenceId: 'assumed',
-    method: 'CREDITCARD',
-    personId,
-    cardId,
-    originalMinor: amount,
-    originalCurrency: 'BRL',
-    price: { amountMinor: amount, currency: 'BRL', fxRate: null, fxRateDate: null },
-    plan: DEFAULT_FEE_PLAN,
-    fees: computeFees(DEFAULT_FEE_PLAN.payments, amount),
-    installments: 1,
-    delayCapture: false,
-    softDescriptor: null,
-    extraData: null,
-    ipAddress: null,
-    notificationUrl: null,
-    authentication: undefined,
-    subscriptionId: null,
-    paymentToken: crypto.randomUUID(),
-    now: new Date(),
-  };
-}
