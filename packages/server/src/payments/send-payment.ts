@@ -89,9 +89,9 @@ export async function sendPayment(
   const plain = idempotencyKey === null && !input.authentication && !options.paymentToken;
   const assumed = plain ? statements.assumedContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id }) : undefined;
   if (assumed) {
-    const checked = await checkAndPrice(ctx, merchantId, input, assumed, options);
-    const payment = checked.priced ? await statements.insertIfCurrent({ payment: checked.priced.payment, assumed: assumed.merchant }) : null;
-    if (payment && checked.priced) return stored(ctx, payment, checked.priced);
+    const { priced } = await checkAndPrice(ctx, merchantId, input, assumed, options);
+    const payment = priced ? await statements.insertIfCurrent({ payment: priced.payment, assumed: assumed.merchant }) : null;
+    if (priced && payment) return stored(ctx, payment, priced);
   }
 
   const loaded = await statements.loadContext({ merchantId, personId: input.public_person_id, cardId: input.public_card_id, idempotencyKey });
