@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import type { FeePlan } from '../src/fees/fee-plan';
 import { createPaymentsIfCurrent, type AssumedContext } from '../src/payments/create-payment';
 import { sendPaymentStatements } from '../src/payments/hot-path';
 import { describeEachEngine } from './harness';
@@ -10,7 +11,7 @@ import { customerWithCard, operationJobs, paymentBody, pricedCardPayment } from 
  * must give the answer a fresh read gives, and a payment stored on a stale assumption must write nothing.
  */
 describeEachEngine('sendPayment priced on what it read before', (service) => {
-  const CUSTOMER_TAXES = {
+  const CUSTOMER_TAXES: FeePlan = {
     payments: [
       { type: 'SERVICE_FEE', payer: 'MERCHANT', ppm: 20_000, fixed_minor: 0 },
       { type: 'TAXES_FEE', payer: 'CUSTOMER', ppm: 10_000, fixed_minor: 50 },
@@ -29,7 +30,7 @@ describeEachEngine('sendPayment priced on what it read before', (service) => {
     const first = await send();
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.customer_fees).toEqual({});
-    expect(sendPaymentStatements(db).assumedContext(key)).toMatchObject({ contractId: m.contract_id, card: { id: ids.cardId, status: 'ACTIVE' } });
+    expect(sendPaymentStatements(db).assumedContext(key)).toMatchObject({ merchant: { contractId: m.contract_id }, card: { id: ids.cardId, status: 'ACTIVE' } });
 
     // A new fee plan: the payment pays it, not the plan the process read first.
     const set = await service().request('PUT', `/admin/merchants/${m.merchant_id}/fee-plan`, CUSTOMER_TAXES, { headers: { authorization: `Bearer ${service().ctx.adminToken}` } });
@@ -67,7 +68,7 @@ describeEachEngine('sendPayment priced on what it read before', (service) => {
     const db = service().ctx.db;
     const merchant = await db.selectFrom('merchants').select(['contract_id', 'clock_offset_ms']).where('id', '=', m.merchant_id).executeTakeFirstOrThrow();
     const plan = await db.selectFrom('fee_plans').select('plan').where('merchant_id', '=', m.merchant_id).executeTakeFirst();
-    const current: AssumedContext = { contractId: merchant.contract_id, clockOffsetMs: merchant.clock_offset_ms, plan: plan?.plan ?? null };
+    const current: AssumedContext = { contractId: merchant.contract_id, clockOffsetMs: merchant.clock_offset_ms, plan: (plan?.plan as FeePlan | undefined) ?? null };
     const stale: AssumedContext[] = [{ ...current, plan: CUSTOMER_TAXES }, { ...current, clockOffsetMs: 1000n }, { ...current, contractId: 'CT-OTHER' }];
     const other = await customerWithCard(service(), m, '5555555555554444');
     const items = [

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database';
 import { eventsInsertFrom, recordEvent } from '../events/outbox';
-import { paymentFeeRules, type FeeBreakdown, type PaymentFeeRules } from '../fees/fee-plan';
+import { paymentFeeRules, type FeeBreakdown, type FeePlan, type PaymentFeeRules } from '../fees/fee-plan';
 import type { FxQuote } from '../fees/fx';
 import { ApiError } from '../http/errors';
 import { enqueueMany, jobsInsertFrom } from '../jobs/queue';
@@ -162,7 +162,7 @@ export async function createPayments(db: Db, inputs: readonly NewPayment[]): Pro
 export interface AssumedContext {
   contractId: string;
   clockOffsetMs: bigint;
-  plan: unknown;
+  plan: FeePlan | null;
 }
 
 /**

@@ -59,10 +59,8 @@ export const sendPaymentStatements = onePer((db: Db) => {
       const merchant = merchants.get(key.merchantId);
       if (!merchant || !isUuid(key.personId) || !isUuid(key.cardId)) return undefined;
       return {
-        contractId: merchant.contractId,
-        clockOffsetMs: merchant.clockOffsetMs,
-        feePlan: (merchant.plan as FeePlan | null) ?? DEFAULT_FEE_PLAN,
         merchant,
+        feePlan: merchant.plan ?? DEFAULT_FEE_PLAN,
         person: { id: key.personId },
         card: { id: key.cardId, person_id: key.personId, status: 'ACTIVE' },
         existingToken: null,
@@ -82,11 +80,10 @@ export interface ContextKey {
 
 /** What sendPayment reads before pricing a payment. */
 export interface PaymentContext {
-  contractId: string;
-  clockOffsetMs: bigint;
-  feePlan: FeePlan;
-  /** The merchant's facts as read, which a later request may assume (sendPaymentStatements). */
+  /** The merchant's contract, clock and fee plan as read, which a later request may assume (sendPaymentStatements). */
   merchant: AssumedContext;
+  /** The fee plan that applies: the merchant's own, or the default. */
+  feePlan: FeePlan;
   person: { id: string } | undefined;
   card: { id: string; person_id: string; status: string } | undefined;
   /** The payment an earlier run of the same Idempotency-Key created, if any. */
@@ -133,10 +130,8 @@ export async function loadPaymentContexts(db: Db, keys: readonly ContextKey[]): 
     const row = byKey.get(n);
     if (!row) throw new Error(`merchant ${key.merchantId} not found`);
     return {
-      contractId: row.contract_id,
-      clockOffsetMs: row.clock_offset_ms,
-      feePlan: row.plan ?? DEFAULT_FEE_PLAN,
       merchant: { contractId: row.contract_id, clockOffsetMs: row.clock_offset_ms, plan: row.plan },
+      feePlan: row.plan ?? DEFAULT_FEE_PLAN,
       person: row.person_id ? { id: row.person_id } : undefined,
       card: row.card_id && row.card_person_id && row.card_status ? { id: row.card_id, person_id: row.card_person_id, status: row.card_status } : undefined,
       existingToken: row.existing_token,

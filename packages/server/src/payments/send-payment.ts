@@ -150,7 +150,7 @@ async function checkAndPrice(
 ): Promise<Checked> {
   const failures: Checked['failures'] = [];
   const fail = (key: ErrorKey, description: string) => failures.push({ key, description });
-  if (input.contract_id !== loaded.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
+  if (input.contract_id !== loaded.merchant.contractId) fail('CONTRACT_INVALID', 'contract_id: is not a contract of this merchant.');
 
   const price = readPrice(input.payment.amount, input.payment.asset, PRICE_WORDING);
   const { currency, amount: parsed } = price;
@@ -212,7 +212,7 @@ async function checkAndPrice(
     paymentToken: options.paymentToken,
     checkoutId: options.checkoutId ?? null,
     idempotencyKey: options.idempotencyKey ?? null,
-    now: clockAt(loaded.clockOffsetMs),
+    now: clockAt(loaded.merchant.clockOffsetMs),
   };
   return { priced: { payment, card, fees: fees.fees }, failures };
 }
