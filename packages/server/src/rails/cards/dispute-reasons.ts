@@ -41,7 +41,8 @@ const REASONS: Readonly<Record<string, { readonly category: ReasonCategory; read
  * @example disputeReason('13.1') // { category: 'NOT_RECEIVED', name: 'Merchandise/Services Not Received' }
  */
 export function disputeReason(code: string): { category: ReasonCategory; name: string | null } {
-  const known = REASONS[code];
+  // Only the table's own codes: a code such as `constructor` must not find what every object inherits.
+  const known = Object.hasOwn(REASONS, code) ? REASONS[code] : undefined;
   if (known) return { ...known };
   // Visa's fraud family shares its prefix.
   if (/^10\.\d+$/.test(code)) return { category: 'FRAUD', name: null };
