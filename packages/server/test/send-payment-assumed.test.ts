@@ -76,17 +76,20 @@ describeEachEngine('sendPayment priced on what it read before', (service) => {
       ...stale.map((assumed) => ({ payment: { ...pricedCardPayment(m, ids.personId, ids.cardId), paymentToken: crypto.randomUUID() }, assumed })),
       { payment: { ...pricedCardPayment(m, ids.personId, other.cardId), paymentToken: crypto.randomUUID() }, assumed: current },
     ];
-    // One statement: each payment is checked against the facts it was priced on, though they name one merchant.
-    const answers = await createPaymentsIfCurrent(db, items);
-    expect(answers.map((a) => a !== null)).toEqual([true, false, false, false, false]);
     const tokens = items.map((item) => item.payment.paymentToken as string);
-    const written = await db.selectFrom('payments').select('payment_token').where('merchant_id', '=', m.merchant_id).execute();
-    expect(written.map((p) => p.payment_token)).toEqual([tokens[0]]);
-    for (const token of tokens.slice(1)) {
-      expect(await db.selectFrom('payment_operations').select('id').where('payment_token', '=', token).execute()).toEqual([]);
-      expect(await db.selectFrom('events').select('id').where('resource_id', '=', token).execute()).toEqual([]);
-      expect(await operationJobs(db, token)).toEqual([]);
-    }
-    expect(await operationJobs(db, tokens[0] as string)).toHaveLength(1);
+    // Read inside the transaction that writes them, before a worker may run the stored payment's job and delete it.
+    await db.transaction().execute(async (trx) => {
+      // One statement: each payment is checked against the facts it was priced on, though they name one merchant.
+      const answers = await createPaymentsIfCurrent(trx, items);
+      expect(answers.map((a) => a !== null)).toEqual([true, false, false, false, false]);
+      const written = await trx.selectFrom('payments').select('payment_token').where('merchant_id', '=', m.merchant_id).execute();
+      expect(written.map((p) => p.payment_token)).toEqual([tokens[0]]);
+      for (const token of tokens.slice(1)) {
+        expect(await trx.selectFrom('payment_operations').select('id').where('payment_token', '=', token).execute()).toEqual([]);
+        expect(await trx.selectFrom('events').select('id').where('resource_id', '=', token).execute()).toEqual([]);
+        expect(await operationJobs(trx, token)).toEqual([]);
+      }
+      expect(await operationJobs(trx, tokens[0] as string)).toHaveLength(1);
+    });
   });
 });
