@@ -197,6 +197,9 @@ describeEachEngine('reconciliation', (service) => {
 
     const badDate = await importCsv(`${[lines[0], withColumn(lines[1] as string, 5, '2026-02-30 10:00:00')].join('\n')}\n`);
     expect(badDate.body.errors[0]).toMatchObject({ code: '11.01.0003', description: expect.stringMatching(/^line 2, column 6 \(Creation Date\): "2026-02-30 10:00:00" is not a date of the calendar/) });
+    // A zone named like what every object inherits is a zone Colibri does not know, like any other.
+    const badZone = await importCsv(`${[lines[0], withColumn(lines[1] as string, 6, 'constructor')].join('\n')}\n`);
+    expect([badZone.status, badZone.body.errors[0]]).toMatchObject([400, { code: '11.01.0003', description: expect.stringMatching(/^line 2, column 7 \(TimeZone\): "constructor" is not a time zone Colibri knows/) }]);
     const header = await importCsv(`${lines[0]?.replace('Psp Reference', 'PSP Ref')}\n${lines[1]}\n`);
     expect(header.body.errors[0]).toMatchObject({ code: '11.01.0001', description: expect.stringContaining('line 1: the header is not a Settlement details report\'s: it lacks "Psp Reference"') });
     const quote = await importCsv(`${lines[0]}\n${lines[1]}\n${withColumn(lines[2] as string, 3, 'ab""c')}\n`);

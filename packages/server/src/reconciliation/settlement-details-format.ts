@@ -1,6 +1,7 @@
 import { BoundedMap } from '../lib/bounded-map';
 import { exponentOf } from '../lib/currencies';
 import { formatAmount, readDecimal } from '../lib/money';
+import { ownEntry } from '../lib/own-entry';
 
 /**
  * Adyen's Settlement details report: a CSV file with one header line and one line per entry (a
@@ -261,7 +262,7 @@ export function readSettlementLine(record: { readonly line: number; readonly fie
     merchantReference: cell(fields, ix.merchantReference),
     type,
     creationDate,
-    zoneOffsetHours: creationDate === null ? 0 : (TIME_ZONES[zone] ?? 0),
+    zoneOffsetHours: creationDate === null ? 0 : (ownEntry(TIME_ZONES, zone) ?? 0),
     modificationReference: cell(fields, ix.modificationReference),
     modificationMerchantReference: cell(fields, ix.modificationMerchantReference),
     grossCurrency,
@@ -364,7 +365,8 @@ function dateCell(fields: readonly string[], index: number, zoneIndex: number, z
   const mi = twoDigits(value, 14);
   const s = twoDigits(value, 17);
   if (h < 0 || mi < 0 || s < 0 || h > 23 || mi > 59 || s > 59) fault(where, index, `"${value}" is not a date of the calendar`);
-  const offset = TIME_ZONES[zone];
+  // Only the table's own zones: a TimeZone such as `constructor` is one Colibri does not know.
+  const offset = ownEntry(TIME_ZONES, zone);
   if (offset === undefined) fault(where, zoneIndex, `"${zone}" is not a time zone Colibri knows (${Object.keys(TIME_ZONES).join(', ')})`);
   return new Date(midnight + h * 3_600_000 + mi * 60_000 + s * 1000 - (offset as number) * 3_600_000);
 }
