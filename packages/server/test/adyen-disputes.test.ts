@@ -59,6 +59,8 @@ describe('Adyen dispute translation', () => {
       expect(translateDisputeNotification(item(eventCode, { success: 'false' }), payment)).toEqual([]);
     }
     for (const other of ['NOTIFICATION_OF_FRAUD', 'ISSUER_COMMENTS', 'AUTHORISATION', 'PREARBITRATION_OPEN']) expect(translateDisputeNotification(item(other), payment)).toEqual([]);
+    // Nor an event named like what every object inherits.
+    for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) expect(translateDisputeNotification(item(inherited), payment), inherited).toEqual([]);
   });
 
   it('adds a DEFENDED notice, an instant later, to a stage Adyen defended itself', () => {
@@ -411,7 +413,13 @@ for (const engine of ENGINES) {
 
       const stranger = fake.openDispute({ ...payment, pspReference: 'PSPNOTCOLIBRIS0001', reference: `${randomUUID()}:authorize` }, { reasonCode: '10.4' });
       const failed = fake.openDispute(payment, { reasonCode: '10.4' });
-      await send([fake.disputeItem(stranger, 'CHARGEBACK', { eventDate: at() }), fake.disputeItem(failed, 'CHARGEBACK', { eventDate: at(), success: false })]);
+      // An event named like what every object inherits is an event Colibri does not act on.
+      const inherited = fake.openDispute(payment, { reasonCode: '10.4' });
+      await send([
+        fake.disputeItem(stranger, 'CHARGEBACK', { eventDate: at() }),
+        fake.disputeItem(failed, 'CHARGEBACK', { eventDate: at(), success: false }),
+        fake.disputeItem(inherited, 'constructor', { eventDate: at(), originalReference: true }),
+      ]);
       // Another merchant's own Adyen account reports a chargeback on this merchant's payment.
       const other = await service.merchant();
       const otherKey = randomBytes(32).toString('hex').toUpperCase();
@@ -423,10 +431,10 @@ for (const engine of ENGINES) {
         otherKey,
       );
       await send([forged]);
-      const delivered = await service.ctx.db.selectFrom('connector_notifications').select('notification_key').where('notification_key', 'in', [`${stranger.pspReference}:CHARGEBACK:true`, `${failed.pspReference}:CHARGEBACK:false`, 'PSPFORGED00000001:CHARGEBACK:true']).execute();
-      expect(delivered).toHaveLength(3);
+      const delivered = await service.ctx.db.selectFrom('connector_notifications').select('notification_key').where('notification_key', 'in', [`${stranger.pspReference}:CHARGEBACK:true`, `${failed.pspReference}:CHARGEBACK:false`, 'PSPFORGED00000001:CHARGEBACK:true', `${inherited.pspReference}:constructor:true`]).execute();
+      expect(delivered).toHaveLength(4);
       await new Promise((r) => setTimeout(r, 300));
-      const notices = await service.ctx.db.selectFrom('dispute_notices').select('processor_reference').where('processor_reference', 'in', [stranger.pspReference, failed.pspReference, 'PSPFORGED00000001']).execute();
+      const notices = await service.ctx.db.selectFrom('dispute_notices').select('processor_reference').where('processor_reference', 'in', [stranger.pspReference, failed.pspReference, 'PSPFORGED00000001', inherited.pspReference]).execute();
       expect(notices).toEqual([]);
       expect(await disputesOf(token)).toHaveLength(1);
     });

@@ -1,3 +1,4 @@
+import { ownEntry } from '../../lib/own-entry';
 import { declined, failed, OUTCOME_CODES, type OutcomeCode } from '../../processor/outcome-codes';
 import type { KnownOutcome } from '../connector';
 
@@ -84,11 +85,12 @@ function outcomeOf(code: OutcomeCode): KnownOutcome {
  * @example translatePayment({ resultCode: 'Refused', refusalReasonCode: '12', pspReference: 'X' }) // DECLINED 51
  */
 export function translatePayment(response: { resultCode?: string | undefined; refusalReasonCode?: string | undefined; pspReference?: string | undefined }): KnownOutcome {
-  const mapped = ADYEN_RESULT_CODES[response.resultCode ?? ''] ?? 'UNEXPECTED_RESULT';
+  // Adyen's words are looked up among the tables' own: a code such as `constructor` is one Colibri does not know.
+  const mapped = ownEntry(ADYEN_RESULT_CODES, response.resultCode ?? '') ?? 'UNEXPECTED_RESULT';
   const processorId = response.pspReference ?? '';
   if (mapped === 'APPROVED') return { status: 'APPROVED', processorId };
   if (mapped === 'PENDING') return { status: 'PENDING', processorId };
-  if (mapped === 'REASON') return outcomeOf(ADYEN_REFUSAL_REASONS[response.refusalReasonCode ?? ''] ?? '05');
+  if (mapped === 'REASON') return outcomeOf(ownEntry(ADYEN_REFUSAL_REASONS, response.refusalReasonCode ?? '') ?? '05');
   return outcomeOf(mapped);
 }
 
@@ -126,12 +128,12 @@ export const ADYEN_NOTIFICATION_REASONS: Readonly<Record<string, OutcomeCode>> =
 
 /** The outcome a notification item reports for the operation it names. */
 export function translateNotification(item: { eventCode: string; success: string; pspReference: string; reason?: string | undefined }): KnownOutcome | undefined {
-  const event = ADYEN_EVENT_CODES[item.eventCode];
+  const event = ownEntry(ADYEN_EVENT_CODES, item.eventCode);
   if (!event) return undefined;
   if (item.success === 'true' && !event.alwaysFails) return { status: 'APPROVED', processorId: item.pspReference };
   if (event.operation === 'authorize') {
     const reason = (item.reason ?? '').split(':')[0]?.trim() ?? '';
-    return outcomeOf(ADYEN_NOTIFICATION_REASONS[reason] ?? event.failure);
+    return outcomeOf(ownEntry(ADYEN_NOTIFICATION_REASONS, reason) ?? event.failure);
   }
   return outcomeOf(event.failure);
 }

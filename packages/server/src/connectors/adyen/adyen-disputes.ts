@@ -1,3 +1,4 @@
+import { ownEntry } from '../../lib/own-entry';
 import { disputeReason } from '../../rails/cards';
 import type { DisputeNotice, DisputeReasonCategory, DisputeStage } from '../dispute-notices';
 
@@ -30,6 +31,15 @@ export const ADYEN_DISPUTE_EVENTS: Readonly<Record<string, { kind: DisputeNotice
   INFORMATION_SUPPLIED: { kind: 'DEFENDED', stage: 'CHARGEBACK' },
   DISPUTE_DEFENSE_PERIOD_ENDED: { kind: 'DEFENSE_PERIOD_ENDED', stage: 'CHARGEBACK' },
 };
+
+/**
+ * What a dispute `eventCode` says, or undefined for one not listed (a code such as `constructor`, which
+ * every object inherits, included).
+ * @example adyenDisputeEvent('CHARGEBACK') // { kind: 'OPENED', stage: 'CHARGEBACK' }
+ */
+export function adyenDisputeEvent(eventCode: string): { kind: DisputeNotice['kind']; stage: DisputeStage } | undefined {
+  return ownEntry(ADYEN_DISPUTE_EVENTS, eventCode);
+}
 
 /** The additionalData keys that carry the network's reason code, in the order they are read. */
 const REASON_CODE_KEYS = ['chargebackReasonCode', 'rfiReasonCode', 'nofReasonCode'] as const;
@@ -73,7 +83,7 @@ export function reasonOf(item: Pick<AdyenDisputeItem, 'reason' | 'additionalData
  * @example translateDisputeNotification(item, { merchantId, paymentToken }) // [{ kind: 'OPENED', stage: 'CHARGEBACK', … }]
  */
 export function translateDisputeNotification(item: AdyenDisputeItem, payment: { merchantId: string; paymentToken: string }): DisputeNotice[] {
-  const event = ADYEN_DISPUTE_EVENTS[item.eventCode];
+  const event = adyenDisputeEvent(item.eventCode);
   if (!event || item.success !== 'true') return [];
   const reason = reasonOf(item);
   const occurredAt = dateOf(item.eventDate) ?? new Date();

@@ -6,7 +6,7 @@ import { recordDisputeNotice, type DisputeNotice } from '../dispute-notices';
 import { firstDelivery, recordOutcome, wakeWaitingJob } from '../operations';
 import { translateNotification } from './adyen-codes';
 import { AdyenConnector } from './adyen-connector';
-import { ADYEN_DISPUTE_EVENTS, translateDisputeNotification } from './adyen-disputes';
+import { adyenDisputeEvent, translateDisputeNotification } from './adyen-disputes';
 import { isUuid } from '../../lib/identifiers';
 
 type NotificationItem = Types.notification.NotificationRequestItem;
@@ -43,7 +43,7 @@ export async function applyAdyenNotifications(ctx: AppContext, items: readonly N
     const reference = item.merchantReference ?? '';
     const payment = await paymentOf(ctx, reference.slice(0, 36));
     const outcome = translateNotification(item);
-    const disputed = ADYEN_DISPUTE_EVENTS[item.eventCode] ? (payment ?? (await paymentOf(ctx, await tokenOfPspReference(ctx, item.originalReference)))) : undefined;
+    const disputed = adyenDisputeEvent(item.eventCode) ? (payment ?? (await paymentOf(ctx, await tokenOfPspReference(ctx, item.originalReference)))) : undefined;
     const notices = disputed ? await disputeNotices(ctx, item, disputed) : [];
     const first = await ctx.db.transaction().execute(async (trx) => {
       const isFirst = await firstDelivery(trx, 'adyen', `${item.pspReference}:${item.eventCode}:${item.success}`, item);
