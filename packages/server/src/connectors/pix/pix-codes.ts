@@ -1,4 +1,5 @@
 import { parseAmount } from '../../lib/money';
+import { ownEntry } from '../../lib/own-entry';
 import { declined, failed, type OutcomeCode } from '../../processor/outcome-codes';
 import type { KnownOutcome, PaidPix, PixCharge, PixReceipt } from '../connector';
 import type { DisputeNotice, DisputeReasonCategory } from '../dispute-notices';
@@ -16,6 +17,15 @@ export const COB_STATUSES: Readonly<Record<CobStatus, PixCharge['state']>> = {
   REMOVIDA_PELO_USUARIO_RECEBEDOR: 'WITHDRAWN',
   REMOVIDA_PELO_PSP: 'WITHDRAWN',
 };
+
+/**
+ * The state of a charge the PSP answered; OPEN for a status the standard does not list (one named like
+ * what every object inherits, `constructor`, included): the charge is read again until it says.
+ * @example cobState('CONCLUIDA') // 'PAID'
+ */
+export function cobState(status: string): PixCharge['state'] {
+  return ownEntry(COB_STATUSES, status) ?? 'OPEN';
+}
 
 /** What each refund status (`Devolucao.status`) means for the Colibri refund. */
 export const DEVOLUCAO_STATUSES: Readonly<Record<DevolucaoStatus, 'PENDING' | 'APPROVED' | OutcomeCode>> = {
@@ -113,13 +123,13 @@ const REFUSALS: ReadonlySet<OutcomeCode> = new Set<OutcomeCode>(['REFUND_REJECTE
 
 /** The outcome of a request the PSP refused. @example translateProblem(400, 'PixDevolucaoInvalida', 'over the amount') // DECLINED REFUND_REJECTED */
 export function translateProblem(statusCode: number, errorName: string, detail: string): ReturnType<typeof declined> | ReturnType<typeof failed> {
-  const code = PROBLEM_TYPES[errorName] ?? (statusCode === 401 || statusCode === 403 ? 'CONNECTOR_AUTH' : 'INVALID_REQUEST');
+  const code = ownEntry(PROBLEM_TYPES, errorName) ?? (statusCode === 401 || statusCode === 403 ? 'CONNECTOR_AUTH' : 'INVALID_REQUEST');
   return REFUSALS.has(code) ? declined(code) : failed(code, `${errorName} ${detail}`.trim());
 }
 
 /** The outcome of a refund as the PSP reports it; `processorId` is the return's id (`rtrId`). */
 export function translateDevolucao(devolucao: Pick<Devolucao, 'status' | 'rtrId'>): KnownOutcome {
-  const mapped = DEVOLUCAO_STATUSES[devolucao.status] ?? 'UNEXPECTED_RESULT';
+  const mapped = ownEntry(DEVOLUCAO_STATUSES, devolucao.status) ?? 'UNEXPECTED_RESULT';
   if (mapped === 'PENDING') return { status: 'PENDING', processorId: devolucao.rtrId };
   if (mapped === 'APPROVED') return { status: 'APPROVED', processorId: devolucao.rtrId };
   return REFUSALS.has(mapped) ? declined(mapped) : failed(mapped);

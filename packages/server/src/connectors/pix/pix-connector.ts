@@ -8,7 +8,7 @@ import { BrCodeError, generateBrCode, parseBrCode } from '../../rails/pix';
 import { PixChargeRefusedError, type Connector, type ConnectorDefinition, type ConnectorSettings, type DoctorCheck, type KnownOutcome, type PaidPix, type PixCharge, type PixChargeInput, type PixChargeIssuer } from '../connector';
 import { recordOutcome, settledOrPending } from '../operations';
 import { PixApiClient, PixRequestRefused, type CobCompleta, type PixApiOptions } from './pix-api';
-import { COB_STATUSES, devolucaoIdOf, receiptOf, REFUND_REFERENCE, translateDevolucao, translateProblem } from './pix-codes';
+import { cobState, devolucaoIdOf, receiptOf, REFUND_REFERENCE, translateDevolucao, translateProblem } from './pix-codes';
 import { recordDevolucoes } from './pix-returns';
 
 /** What the client needs to reach the PSP, and what the connector adds. */
@@ -170,7 +170,7 @@ export class PixConnector implements Connector, PixChargeIssuer {
     }
     if (!brCode && location) brCode = dynamicBrCode(location, merchantName, this.settings.merchantCity, cob.valor.original);
     return {
-      state: COB_STATUSES[cob.status] ?? 'OPEN',
+      state: cobState(cob.status),
       brCode: brCode ?? '',
       receipts: (cob.pix ?? []).flatMap((pix) => receiptOf(pix) ?? []),
     };
