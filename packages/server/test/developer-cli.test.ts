@@ -162,10 +162,12 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
     expect(started.output.join('')).toMatch(/payment\.status_changed\s+PAID\s+[0-9a-f-]{36}\s+--> \[204\] POST/);
   }, 300_000);
 
-  it('trigger refuses an unknown event with a one-line error', { timeout: 60_000 }, async () => {
-    const run = await colibri(['trigger', 'payment.exploded'], env);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe('colibri: unknown event payment.exploded: one of payment.paid, payment.declined, refund.completed, dispute.created, checkout.paid, payout.paid, subscription_charge.paid');
+  it('trigger refuses an unknown event with a one-line error, even one named like what every object inherits', { timeout: 60_000 }, async () => {
+    for (const event of ['payment.exploded', 'constructor', '__proto__']) {
+      const run = await colibri(['trigger', event], env);
+      expect(run.code, event).toBe(1);
+      expect(run.stderr.trim()).toBe(`colibri: unknown event ${event}: one of payment.paid, payment.declined, refund.completed, dispute.created, checkout.paid, payout.paid, subscription_charge.paid`);
+    }
   });
 
   it('events list shows the events and events resend delivers one again', async () => {

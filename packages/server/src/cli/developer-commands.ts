@@ -1,6 +1,7 @@
 import type { Command} from 'commander';
 import { Option } from 'commander';
 import { Colibri, ColibriError } from '../../../sdk/src/index';
+import { ownEntry } from '../lib/own-entry';
 import { listen } from './listen';
 import { CONNECTION_ENV_HELP, DEFAULT_URL, profilesPath, resolveConnection, saveProfile, type ConnectionOptions } from './profiles';
 import { exportReport } from './report-export';
@@ -105,7 +106,8 @@ Examples:
   colibri trigger payment.paid
   colibri trigger refund.completed --url http://127.0.0.1:8080 --api-key ck_… --api-secret cs_…`,
   ).action(guard(async (event: string, options: ConnectionOptions) => {
-    const trigger = TRIGGERS[event];
+    // Only the table's own events: `constructor` or `toString` is an unknown event like any other.
+    const trigger = ownEntry(TRIGGERS, event);
     if (!trigger) throw new Error(`unknown event ${event}: one of ${triggerNames.join(', ')}`);
     const { colibri } = connect(options);
     const merchant = await colibri.merchant();

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ownEntry } from '../lib/own-entry';
 
 /** What `colibri login` saves: where the service is and the merchant's credentials. */
 export interface Profile {
@@ -36,13 +37,14 @@ function readFile(env: NodeJS.ProcessEnv): ProfileFile {
   }
 }
 
+/** The profile saved under `name`; a name such as `constructor` or `__proto__` is a name like any other. */
 export function readProfile(name: string, env: NodeJS.ProcessEnv = process.env): Profile | undefined {
-  return readFile(env).profiles[name];
+  return ownEntry(readFile(env).profiles, name);
 }
 
 export function saveProfile(name: string, profile: Profile, env: NodeJS.ProcessEnv = process.env): string {
-  const file = readFile(env);
-  file.profiles[name] = profile;
+  // A computed key defines its own property even for `__proto__`, where assigning would set the prototype.
+  const file: ProfileFile = { profiles: { ...readFile(env).profiles, [name]: profile } };
   const path = profilesPath(env);
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
   writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
