@@ -66,6 +66,7 @@ describe('CNAB 240 layouts', () => {
     assertLayout(FEBRABAN_240);
     assertLayout(layoutFor('001'));
     expect(() => layoutFor('999')).toThrow(/no CNAB 240 profile/);
+    for (const code of ['constructor', 'toString', '__proto__']) expect(() => layoutFor(code), code).toThrow(/no CNAB 240 profile/);
   });
 
   it('translates rejections by their first known reason, naming every reason, and takes 63 as registered', () => {
@@ -106,6 +107,10 @@ describe('live start checks and colibri doctor for boletos', () => {
       const bad: string[] = [];
       expect(await runDoctor(loadConfig({ COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO', ...boletoEnv(root), COLIBRI_BOLETO_AGREEMENT: '12345' }), (line) => bad.push(line))).toBe(false);
       expect(bad.join('\n')).toContain('COLIBRI_BOLETO_AGREEMENT must be the 7-digit agreement');
+      // A bank code named like what every object inherits is no bank Colibri has a profile for.
+      const noBank: string[] = [];
+      expect(await runDoctor(loadConfig({ COLIBRI_MODE: 'live', COLIBRI_MASTER_KEY: MASTER_KEY, COLIBRI_LIVE_METHODS: 'BOLETO', ...boletoEnv(root), COLIBRI_BOLETO_BANK: 'constructor' }), (line) => noBank.push(line))).toBe(false);
+      expect(noBank.join('\n')).toContain('COLIBRI_BOLETO_BANK must be a bank Colibri has a CNAB 240 profile for (001), got "constructor"');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../db/database';
+import { ownEntry } from '../../lib/own-entry';
 import { failed } from '../../processor/outcome-codes';
 import type { AuthorizeInput, FollowUpInput, OperationResult, PayoutInput, VerifyCardInput } from '../../processor/processor';
 import { barcodeToDigitableLine, buildBarcode } from '../../rails/boleto';
@@ -158,9 +159,11 @@ function integerOf(raw: string | undefined, env: string, fallback: number, min: 
 
 export function parseBoletoSettings(settings: ConnectorSettings): BoletoBankSettings {
   const bankCode = settings.bank_code ?? '';
-  if (!BANKS[bankCode]) throw new Error(`COLIBRI_BOLETO_BANK must be a bank Colibri has a CNAB 240 profile for (${Object.keys(BANKS).join(', ')}), got ${JSON.stringify(bankCode)}`);
+  // Only the table's own profiles: a bank code such as `constructor` is no bank.
+  const bank = ownEntry(BANKS, bankCode);
+  if (!bank) throw new Error(`COLIBRI_BOLETO_BANK must be a bank Colibri has a CNAB 240 profile for (${Object.keys(BANKS).join(', ')}), got ${JSON.stringify(bankCode)}`);
   const agreement = (settings.agreement ?? '').trim();
-  if (!/^\d{7}$/.test(agreement)) throw new Error(`COLIBRI_BOLETO_AGREEMENT must be the 7-digit agreement (convênio) of ${BANKS[bankCode]!.name}, got ${JSON.stringify(agreement)}`);
+  if (!/^\d{7}$/.test(agreement)) throw new Error(`COLIBRI_BOLETO_AGREEMENT must be the 7-digit agreement (convênio) of ${bank.name}, got ${JSON.stringify(agreement)}`);
   const [agency, agencyDigit] = numberWithDigit(settings.agency, 'COLIBRI_BOLETO_AGENCY', 5);
   const [account, accountDigit] = numberWithDigit(settings.account, 'COLIBRI_BOLETO_ACCOUNT', 12);
   const wallet = /^(\d{2})(?:-(\d{3}))?$/.exec((settings.wallet ?? '').trim());

@@ -1,3 +1,5 @@
+import { ownEntry } from '../../lib/own-entry';
+
 /**
  * The FEBRABAN CNAB 240 layout of collection files (cobrança), as data: one table per record, each field
  * with its 1-based position, its length, its type (`N` numeric: digits, right-aligned, zero-filled;
@@ -271,7 +273,7 @@ export const BANKS: Readonly<Record<string, BankProfile>> = {
 
 /** A bank's layout: FEBRABAN's, with the bank's overrides applied by field name. */
 export function layoutFor(bankCode: string): Layout {
-  const bank = BANKS[bankCode];
+  const bank = ownEntry(BANKS, bankCode);
   if (!bank) throw new Error(`no CNAB 240 profile for bank ${bankCode} (profiles: ${Object.keys(BANKS).join(', ')})`);
   const result = {} as Record<RecordKind, readonly FieldSpec[]>;
   for (const kind of Object.keys(FEBRABAN_240) as RecordKind[]) {
