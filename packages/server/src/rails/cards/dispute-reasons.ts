@@ -1,3 +1,5 @@
+import { ownEntry } from '../../lib/own-entry';
+
 /**
  * Card networks' dispute reason codes and the category each falls in (docs/disputes.md, "Reasons").
  * The code is kept as the network gave it; the category is what a merchant's tooling acts on.
@@ -42,7 +44,7 @@ const REASONS: Readonly<Record<string, { readonly category: ReasonCategory; read
  */
 export function disputeReason(code: string): { category: ReasonCategory; name: string | null } {
   // Only the table's own codes: a code such as `constructor` must not find what every object inherits.
-  const known = Object.hasOwn(REASONS, code) ? REASONS[code] : undefined;
+  const known = ownEntry(REASONS, code);
   if (known) return { ...known };
   // Visa's fraud family shares its prefix.
   if (/^10\.\d+$/.test(code)) return { category: 'FRAUD', name: null };
