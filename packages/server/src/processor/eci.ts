@@ -1,3 +1,5 @@
+import { ownEntry } from '../lib/own-entry';
+
 /**
  * What a 3DS authentication's ECI (Electronic Commerce Indicator) says, per card scheme, as the
  * schemes define it and acquirers read it. Mastercard (and its debit brand) writes 02 for a cardholder
@@ -20,11 +22,11 @@ export function eciValuesOf(scheme: string | null | undefined): Readonly<Record<
 
 /**
  * The outcome of an ECI, whichever scheme wrote it (the two sets do not overlap), or null for a value
- * no scheme defines.
+ * no scheme defines (`constructor`, which every object inherits, included).
  * @example eciOutcome('06') // 'ATTEMPTED'
  */
 export function eciOutcome(eci: string): EciOutcome | null {
-  return MASTERCARD_ECI[eci] ?? VISA_ECI[eci] ?? null;
+  return ownEntry(MASTERCARD_ECI, eci) ?? ownEntry(VISA_ECI, eci) ?? null;
 }
 
 /** The note transaction details show for an outcome: who bears a fraud chargeback. */
