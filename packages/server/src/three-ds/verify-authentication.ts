@@ -6,7 +6,6 @@ import { changeThreeDsStatus, releaseThreeDsClaim, type ThreeDsClaim } from './c
 import type { AuthenticationClaims } from '../payments/send-payment';
 import { IllegalMoveError } from '../lib/state-machine';
 import { isUuid } from '../lib/identifiers';
-import { ownEntry } from '../lib/own-entry';
 import { eciValuesOf } from '../processor/eci';
 
 /** The 3DS data a `sendPayment` carries (the spec's `authentication` object). */
@@ -90,7 +89,7 @@ async function claimExternalAuthentication(ctx: AppContext, presented: Presented
   if (!EXTERNAL_3DS_VERSIONS.includes(presented.version)) throw malformed('version', `must be one of ${EXTERNAL_3DS_VERSIONS.join(', ')}.`);
   const card = await ctx.db.selectFrom('cards').select('scheme').where('id', '=', payment.cardId).where('merchant_id', '=', payment.merchantId).executeTakeFirst();
   const values = eciValuesOf(card?.scheme);
-  if (ownEntry(values, presented.eci) === undefined) throw malformed('eci', `must be one of ${Object.keys(values).join(', ')} for a ${card?.scheme ?? 'card'} card.`);
+  if (!Object.hasOwn(values, presented.eci)) throw malformed('eci', `must be one of ${Object.keys(values).join(', ')} for a ${card?.scheme ?? 'card'} card.`);
   if (!isCavv(presented.cavv)) throw malformed('cavv', 'must be the base64 of 20 bytes (28 characters).');
 
   const dstransId = presented.dstrans_id.toLowerCase();
