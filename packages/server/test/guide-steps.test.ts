@@ -42,6 +42,14 @@ curl -s $BASE/c`),
     expect(parseGuide(block('npm start', '<!-- guide-test: skip (starts the service) -->\n'))[0]!.skip).toBe('starts the service');
     expect(() => parseGuide(block('npm start', '<!-- guide-test: skip -->\n'))).toThrow(/must say why/);
   });
+
+  it('marks a block that runs on one engine with its reason, and refuses the marker without one', () => {
+    const [marked] = parseGuide(block('npm run simulate -- --seed 1', '<!-- guide-test: one engine (its own database) -->\n'));
+    expect(marked).toMatchObject({ oneEngine: 'its own database' });
+    expect(marked!.skip).toBeUndefined();
+    expect(parseGuide(block('npm run simulate -- --seed 1'))[0]!.oneEngine).toBeUndefined();
+    expect(() => parseGuide(block('npm run simulate -- --seed 1', '<!-- guide-test: one engine -->\n'))).toThrow(/must say why/);
+  });
 });
 
 describe('comparing the output a guide shows', () => {

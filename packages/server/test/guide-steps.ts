@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
  * directly under a command. What a step shows is compared loosely with what it printed, or with the last
  * answer it got when it printed nothing; an answer of 4xx is a mistake unless the step says
  * `# expected error: <status> [<code>]`. A block after `<!-- guide-test: skip (reason) -->` is not run,
- * and the test reports it with its reason.
+ * and the test reports it with its reason; one after `<!-- guide-test: one engine (reason) -->` runs against
+ * the first engine's service only, as it does not call the service (it runs a tool on its own database, say).
  */
 
 export interface ExpectedError {
@@ -27,10 +28,13 @@ export interface Block {
   line: number;
   /** The reason of `<!-- guide-test: skip (reason) -->`, when the block is not run. */
   skip?: string;
+  /** The reason of `<!-- guide-test: one engine (reason) -->`: the block gives the same result whatever the service's engine. */
+  oneEngine?: string;
   steps: Step[];
 }
 
 const SKIP = /^<!-- guide-test: skip(?: \((.+)\))? -->$/;
+const ONE_ENGINE = /^<!-- guide-test: one engine(?: \((.+)\))? -->$/;
 const EXPECTED_ERROR = /^#\s*expected error:\s*(\d{3})(?:\s+(\d\d\.\d\d\.\d{4}))?\b/;
 const COMMENT = /^\s*#/;
 
@@ -44,7 +48,7 @@ function complete(script: string): boolean {
   }
 }
 
-/** The ```sh blocks of a guide, each cut into steps. A skip marker without its reason is refused. */
+/** The ```sh blocks of a guide, each cut into steps. A marker without its reason is refused. */
 export function parseGuide(text: string): Block[] {
   const lines = text.split('\n');
   const blocks: Block[] = [];
@@ -56,7 +60,14 @@ export function parseGuide(text: string): Block[] {
     const marker = lines.slice(0, i).reverse().find((l) => l.trim() !== '');
     const skip = marker?.match(SKIP);
     if (skip && !skip[1]) throw new Error(`line ${i}: a guide-test skip marker must say why, as <!-- guide-test: skip (reason) -->`);
-    blocks.push({ line: i + 1, ...(skip ? { skip: skip[1] } : {}), steps: splitSteps(lines.slice(start, end), start + 1) });
+    const oneEngine = marker?.match(ONE_ENGINE);
+    if (oneEngine && !oneEngine[1]) throw new Error(`line ${i}: a guide-test one-engine marker must say why, as <!-- guide-test: one engine (reason) -->`);
+    blocks.push({
+      line: i + 1,
+      ...(skip ? { skip: skip[1] } : {}),
+      ...(oneEngine ? { oneEngine: oneEngine[1] } : {}),
+      steps: splitSteps(lines.slice(start, end), start + 1),
+    });
     i = end;
   }
   return blocks;

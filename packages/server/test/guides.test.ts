@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareShown, parseGuide, type Block, type Step } from './guide-steps';
+import type { Engine } from '../src/db/database';
 import { ENGINES, startTestService, type TestMerchant, type TestService } from './harness';
 
 /**
@@ -19,6 +20,7 @@ import { ENGINES, startTestService, type TestMerchant, type TestService } from '
  * the step does not announce with `# expected error: <status> [<code>]`. After a step, the test
  * checks that each announced error came, and compares the output the guide shows with what the step printed.
  * A block marked `<!-- guide-test: skip (reason) -->` is not run; the first test lists each such block with its reason.
+ * A block marked `<!-- guide-test: one engine (reason) -->` does not call the service and runs on the first engine only.
  */
 
 const DOCS = new URL('../../../docs/', import.meta.url).pathname;
@@ -128,10 +130,17 @@ it('finds the guides, and lists the blocks it does not run with their reasons', 
   console.info(`guide-test: ${skipped.length} blocks not run here:\n${skipped.join('\n')}`);
 });
 
-// A guide whose every block is listed as not run here has nothing to run.
-const runnable = all.filter((g) => g.blocks.some((b) => b.skip === undefined));
+/**
+ * Whether `block` runs against `engine`'s service: not if it is listed as not run here, and a block that does
+ * not call the service runs on the first engine only (another would run the same thing again).
+ */
+function runsOn(block: Block, engine: Engine): boolean {
+  return block.skip === undefined && (block.oneEngine === undefined || engine === ENGINES[0]);
+}
 
-for (const engine of runnable.length > 0 ? ENGINES : []) {
+for (const engine of ENGINES) {
+  const runnable = all.filter((g) => g.blocks.some((b) => runsOn(b, engine)));
+  if (runnable.length === 0) continue;
   describe(`every step of every guide runs as written [${engine}]`, () => {
     let service: TestService;
     beforeAll(async () => {
@@ -162,8 +171,7 @@ for (const engine of runnable.length > 0 ? ENGINES : []) {
         });
 
         for (const block of guide.blocks) {
-          // Listed with its reason by the first test; nothing here can run it.
-          if (block.skip !== undefined) continue;
+          if (!runsOn(block, engine)) continue;
           for (const [index, step] of block.steps.entries()) {
             const title = `${guide.name}:${step.line} (block at line ${block.line}, step ${index + 1}/${block.steps.length})`;
             it(title, async (context) => {
