@@ -38,3 +38,20 @@ export async function assertBooksAgree(service: TestService, m: TestMerchant): P
   }
   return api.body.balances as ApiBalance[];
 }
+
+/**
+ * Moves the merchant's clock on by `days`, or further when that does not pass `day` (a balance day,
+ * YYYY-MM-DD): money becomes available on a business day, so a payment's day 30 days on falls 32 or more
+ * days on when the 30th day is a Saturday or a holiday (a test that moved a fixed 31 days failed on every
+ * Thursday). It stops 36 hours into the day after `day` in UTC, which is past that day in every time zone of
+ * the merchant's currencies.
+ * @example await advanceClockPast(service(), m, payment.available_on, 31);
+ */
+export async function advanceClockPast(service: TestService, m: TestMerchant, day: string, days: number): Promise<void> {
+  const clock = await service.get('/sandbox/clock', { token: m.token });
+  expect(clock.status, clock.text).toBe(200);
+  const past = Date.parse(`${day}T00:00:00Z`) + 36 * 3_600_000;
+  const seconds = Math.max(days * 86_400, Math.ceil((past - Date.parse(clock.body.now)) / 1000));
+  const moved = await service.post('/sandbox/clock/advance', { seconds }, { token: m.token });
+  expect(moved.status, moved.text).toBe(200);
+}

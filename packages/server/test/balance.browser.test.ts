@@ -4,6 +4,7 @@ import { merchantNow } from '../src/clock/merchant-clock';
 import { balanceDay } from '../src/ledger/ledger';
 import { addDays, nextBusinessDay } from '../src/rails/calendar';
 import { sweepSettlements } from '../src/settlements/sweep-settlements';
+import { advanceClockPast } from './balance-fixtures';
 import { settledCardPayment, waitForStatus } from './fixtures';
 import { accessibilityViolations, shot, signIn, startBrowser, type BrowserKit } from './browser-kit';
 import { startTestService, type TestMerchant, type TestService } from './harness';
@@ -102,9 +103,8 @@ describe('dashboard balance in chromium', () => {
     await page.getByLabel('Type').selectOption('PAYMENT');
     await transactions.locator('tbody tr[data-type="PAYMENT"]').waitFor();
 
-    // 31 days on, on the merchant's clock: available, and nothing left to come.
-    const moved = await service.post('/sandbox/clock/advance', { seconds: 31 * 86_400 }, { token: merchant.token });
-    expect(moved.status, moved.text).toBe(200);
+    // 31 days on, on the merchant's clock (or more, to pass the payment's day): available, and nothing left to come.
+    await advanceClockPast(service, merchant, day, 31);
     await page.reload();
     await page.locator('section[data-currency="BRL"]').waitFor();
     expect(await figure(page, 'BRL', 'available')).toBe('R$96.24');

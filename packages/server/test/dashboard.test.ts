@@ -6,6 +6,7 @@ import { maskDestination } from '../src/dashboard/settlement-routes';
 import { balanceDay } from '../src/ledger/ledger';
 import { addDays, nextBusinessDay } from '../src/rails/calendar';
 import { sweepSettlements } from '../src/settlements/sweep-settlements';
+import { advanceClockPast } from './balance-fixtures';
 import { customerWithCard, paymentBody, settled, settledCardPayment, waitForStatus } from './fixtures';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 
@@ -407,9 +408,9 @@ describeEachEngine('dashboard API', (service) => {
     expect((await service().get('/dashboard/api/balance', as(other))).body).toEqual({ horizon_days: 60, balances: [], upcoming: [] });
     expect((await service().get('/dashboard/api/balance/transactions', as(other))).body.total).toBe(0);
 
-    // 31 days later on the merchant's clock the payment is available; the dispute, unanswered, was lost on its
-    // deadline, so nothing is held any more and nothing is upcoming.
-    await service().post('/sandbox/clock/advance', { seconds: 31 * 86_400 }, { token: merchant.token });
+    // 31 days later on the merchant's clock (or more, to pass the payment's day) the payment is available; the
+    // dispute, unanswered, was lost on its deadline, so nothing is held any more and nothing is upcoming.
+    await advanceClockPast(service(), merchant, payment.available_on, 31);
     expect((await service().get(`/disputes/${dispute.body.dispute_id}`, { token: merchant.token })).body.status).toBe('LOST');
     const later = await service().get('/dashboard/api/balance', as(browser));
     expect(later.body.balances).toEqual([{ currency: 'BRL', available: '21.24', pending: '0.00', reserved: '0.00' }]);
