@@ -53,6 +53,20 @@ export async function serve(config: Config): Promise<void> {
   const listenUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const baseUrl = config.publicBaseUrl ?? listenUrl;
 
+  // Signals are handled before the banner says the service is running: a supervisor (or a test) that stops
+  // it as soon as it reads the banner gets a graceful shutdown, not the default end of a process that has
+  // no handler yet (seen once in lifecycle.test.ts, which read exit code null).
+  onShutdown(logger, config.shutdownTimeoutMs, async () => {
+    // HTTP and the background drain together: a request in flight may enqueue work, which other
+    // processes (or this one's next start) take up, and a job in flight needs no HTTP.
+    await Promise.all([
+      drainHttp(app).then(() => logger.info('HTTP drained')),
+      background?.stop().then(() => logger.info('background stopped')),
+    ]);
+    stopAnnouncing?.();
+    await handle.close();
+  });
+
   const lines = [
     '',
     `Colibri ${ctx.version} is running at ${listenUrl}${baseUrl === listenUrl ? '' : ` (public address ${baseUrl})`} (${config.mode} mode, ${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
@@ -83,14 +97,4 @@ export async function serve(config: Config): Promise<void> {
   process.stderr.write(`${lines.join('\n')}\n\n`);
   logger.info({ url: listenUrl, public_url: baseUrl, mode: config.mode, engine: ctx.engine, version: ctx.version }, 'colibri started');
 
-  onShutdown(logger, config.shutdownTimeoutMs, async () => {
-    // HTTP and the background drain together: a request in flight may enqueue work, which other
-    // processes (or this one's next start) take up, and a job in flight needs no HTTP.
-    await Promise.all([
-      drainHttp(app).then(() => logger.info('HTTP drained')),
-      background?.stop().then(() => logger.info('background stopped')),
-    ]);
-    stopAnnouncing?.();
-    await handle.close();
-  });
 }

@@ -17,11 +17,11 @@ export async function work(config: Config): Promise<void> {
   // A worker serves no HTTP, so it needs no admin token (and must not generate one).
   const { ctx, handle } = await startContext(config, config.adminToken ?? '');
   const background = startBackground(ctx, logger, { sweepScale: config.sweepScale });
-  logger.info({ engine: ctx.engine, worker: background.deliveries.id }, 'worker started');
-  process.stderr.write(`Colibri ${ctx.version} worker running (${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})\n`);
-
+  // Signals are handled before the worker says it is running (see main.ts).
   onShutdown(logger, config.shutdownTimeoutMs, async () => {
     await background.stop();
     await handle.close();
   });
+  logger.info({ engine: ctx.engine, worker: background.deliveries.id }, 'worker started');
+  process.stderr.write(`Colibri ${ctx.version} worker running (${ctx.engine === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})\n`);
 }

@@ -30,6 +30,20 @@ function portOf(child: Child): number {
   return Number(match[1]);
 }
 
+it('handles SIGTERM before announcing that it runs, serve and worker alike', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'colibri-ready-'));
+  const preload = new URL('./fakes/sigterm-when-ready.cjs', import.meta.url).pathname;
+  const env = { COLIBRI_DATA_DIR: dataDir, PORT: '0', NODE_OPTIONS: `--require=${preload}` };
+  const serve = start('serve', env);
+  await waitForOutput(serve, 'SIGTERM handled when ready', 120_000);
+  expect(serve.output.join('')).toContain('SIGTERM handled when ready: true');
+  expect(await stopChildren([serve], 30_000)).toEqual([0]);
+  const worker = start('worker', env);
+  await waitForOutput(worker, 'SIGTERM handled when ready', 120_000);
+  expect(worker.output.join('')).toContain('SIGTERM handled when ready: true');
+  expect(await stopChildren([worker], 30_000)).toEqual([0]);
+}, 300_000);
+
 it('locks the PGlite folder: a second process and `merchant create` refuse, the latter naming the command that works', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'colibri-lock-'));
   const env = { COLIBRI_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
