@@ -8,6 +8,7 @@ import { startReceiver, type CallbackReceiver } from './callback-receiver';
 import { buildCli } from '../src/cli';
 import { describeEachEngine, type TestMerchant } from './harness';
 import { CLI, stopChildren, waitForOutput, type Child } from './processes';
+import { reportColumn } from './report-fixtures';
 
 interface Run {
   code: number;
@@ -215,14 +216,14 @@ describeEachEngine('colibri login, listen, trigger, events, clock and reports ag
   }, 120_000);
 
   it('reports export streams the rows to stdout and reports progress on stderr', async () => {
-    const sdk = new Colibri({ baseUrl: service().baseUrl, apiKey: merchant.api_key, apiSecret: merchant.api_secret });
     // A report of its own, with no date filter: the default reports cover the current month of the
     // merchant's clock, which the test above moved a day and a half on (into the next month, near a month's end).
-    const column = (position: number, id: number, alias: string) => ({ field: { id }, position, alias, aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false });
-    const report = await sdk.reports.create({
+    const created = await service().post('/reports/myreports/report', {
       name: 'Every payment', folder: 'Tests', report_type: 'PAYIN', report_type_name: 'Pay-ins', enable: true, offset: null, limit: null,
-      fields: [column(0, 2, 'Transaction id'), column(1, 1, 'Status')], filters: [], group_by: [''], order_by: [],
-    });
+      fields: [reportColumn(0, 2, 'Transaction id'), reportColumn(1, 1, 'Status')], filters: [], group_by: [''], order_by: [],
+    }, { token: merchant.token });
+    expect(created.status, created.text).toBe(201);
+    const report = created.body as { id: number };
     const run = await colibri(['reports', 'export', String(report.id), '--format', 'csv'], env);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split(/\r?\n/);

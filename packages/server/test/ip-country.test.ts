@@ -6,6 +6,7 @@ import { ipCountries, ipCountriesFrom } from '../src/lib/ip-country';
 import { writeCountryMmdb } from './fakes/mmdb-writer';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { describeEachEngine, ENGINES, startTestService } from './harness';
+import { reportColumn } from './report-fixtures';
 
 /**
  * `customer_info.order_ip_country`: the country of the payer's address, from the bundled database or
@@ -71,7 +72,7 @@ describeEachEngine('order_ip_country', (service) => {
       // The report fields of the same names (ids 25 and 26).
       const created = await service().post('/reports/myreports/report', {
         name: 'Countries', folder: 'Tests', report_type: 'PAYIN', report_type_name: 'Pay-ins', enable: true, offset: null, limit: null,
-        fields: [25, 26].map((id, position) => ({ field: { id }, position, alias: id === 25 ? 'ip' : 'country', aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false })),
+        fields: [reportColumn(0, 25, 'ip'), reportColumn(1, 26, 'country')],
         filters: [], group_by: [''], order_by: [],
       }, { token: m.token });
       expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -6,6 +6,7 @@ import { merchantNow } from '../src/clock/merchant-clock';
 import { WINDOW_ROWS } from '../src/reports/export-report';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { describeEachEngine, ENGINES, ERROR_TIMESTAMP, startTestService, type TestMerchant, type TestService } from './harness';
+import { reportColumn as col } from './report-fixtures';
 
 const BASE = '/reports/myreports/report';
 const REPORTS_401 = { message: 'Invalid or expired token', code: 0, details: {} };
@@ -52,12 +53,6 @@ function parseCsv(text: string): string[][] {
   }
   if (field !== '' || row.length > 0) throw new Error('the last line has no CRLF');
   return rows;
-}
-
-type Column = { field: { id: number }; position: number; alias: string; [key: string]: unknown };
-
-function col(position: number, fieldId: number, alias: string, extra: Record<string, unknown> = {}): Column {
-  return { field: { id: fieldId }, position, alias, aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false, ...extra };
 }
 
 function where(position: number, fieldId: number, operator: string, value: string, extra: Record<string, unknown> = {}) {

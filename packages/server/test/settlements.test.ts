@@ -9,6 +9,7 @@ import { settleCurrency, sweepSettlements } from '../src/settlements/sweep-settl
 import { assertBooksAgree } from './balance-fixtures';
 import { settledCardPayment } from './fixtures';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
+import { reportColumn } from './report-fixtures';
 
 /**
  * Settlements to merchants (docs/balance-and-settlements.md, "Settlements"): the daily sweep on the merchant's
@@ -148,12 +149,11 @@ describeEachEngine('settlements', (service) => {
     expect((await service().get(`/settlements?from=${addDays(day, 1)}`, { token: m.token })).body.totalElements).toBe(0);
 
     // A MERCHANT report lists the settlement beside the payment it came from (the merchant's bank statement side).
-    const column = (position: number, id: number, alias: string) => ({ field: { id }, position, alias, aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false });
     const created = await service().post(
       '/reports/myreports/report',
       {
         name: 'Settlements', folder: 'Finance', report_type: 'MERCHANT', report_type_name: 'Merchant transactions', enable: true, offset: null, limit: null,
-        fields: [column(0, 5, 'type'), column(1, 2, 'id'), column(2, 33, 'amount'), column(3, 81, 'net'), column(4, 82, 'arrival'), column(5, 80, 'available'), column(6, 1, 'status')],
+        fields: [reportColumn(0, 5, 'type'), reportColumn(1, 2, 'id'), reportColumn(2, 33, 'amount'), reportColumn(3, 81, 'net'), reportColumn(4, 82, 'arrival'), reportColumn(5, 80, 'available'), reportColumn(6, 1, 'status')],
         filters: [], group_by: [''], order_by: [{ position: 0, field_position: 0, direction: 'ASC' }],
       },
       { token: m.token },
