@@ -34,14 +34,12 @@ it('handles SIGTERM before announcing that it runs, serve and worker alike', asy
   const dataDir = mkdtempSync(join(tmpdir(), 'colibri-ready-'));
   const preload = new URL('./fakes/sigterm-when-ready.cjs', import.meta.url).pathname;
   const env = { COLIBRI_DATA_DIR: dataDir, PORT: '0', NODE_OPTIONS: `--require=${preload}` };
-  const serve = start('serve', env);
-  await waitForOutput(serve, 'SIGTERM handled when ready', 120_000);
-  expect(serve.output.join('')).toContain('SIGTERM handled when ready: true');
-  expect(await stopChildren([serve], 30_000)).toEqual([0]);
-  const worker = start('worker', env);
-  await waitForOutput(worker, 'SIGTERM handled when ready', 120_000);
-  expect(worker.output.join('')).toContain('SIGTERM handled when ready: true');
-  expect(await stopChildren([worker], 30_000)).toEqual([0]);
+  for (const command of ['serve', 'worker'] as const) {
+    const child = start(command, env);
+    await waitForOutput(child, 'SIGTERM handled when ready', 120_000);
+    expect(child.output.join(''), command).toContain('SIGTERM handled when ready: true');
+    expect(await stopChildren([child], 30_000), command).toEqual([0]);
+  }
 }, 300_000);
 
 it('locks the PGlite folder: a second process and `merchant create` refuse, the latter naming the command that works', async () => {
