@@ -33,8 +33,8 @@ export interface Block {
   steps: Step[];
 }
 
-const SKIP = /^<!-- guide-test: skip(?: \((.+)\))? -->$/;
-const ONE_ENGINE = /^<!-- guide-test: one engine(?: \((.+)\))? -->$/;
+/** `<!-- guide-test: skip (reason) -->` or `<!-- guide-test: one engine (reason) -->`: the kind, then the reason. */
+const MARKER = /^<!-- guide-test: (skip|one engine)(?: \((.+)\))? -->$/;
 const EXPECTED_ERROR = /^#\s*expected error:\s*(\d{3})(?:\s+(\d\d\.\d\d\.\d{4}))?\b/;
 const COMMENT = /^\s*#/;
 
@@ -58,14 +58,11 @@ export function parseGuide(text: string): Block[] {
     let end = start;
     while (end < lines.length && lines[end] !== '```') end++;
     const marker = lines.slice(0, i).reverse().find((l) => l.trim() !== '');
-    const skip = marker?.match(SKIP);
-    if (skip && !skip[1]) throw new Error(`line ${i}: a guide-test skip marker must say why, as <!-- guide-test: skip (reason) -->`);
-    const oneEngine = marker?.match(ONE_ENGINE);
-    if (oneEngine && !oneEngine[1]) throw new Error(`line ${i}: a guide-test one-engine marker must say why, as <!-- guide-test: one engine (reason) -->`);
+    const [, kind, reason] = marker?.match(MARKER) ?? [];
+    if (kind && !reason) throw new Error(`line ${i}: a guide-test ${kind} marker must say why, as <!-- guide-test: ${kind} (reason) -->`);
     blocks.push({
       line: i + 1,
-      ...(skip ? { skip: skip[1] } : {}),
-      ...(oneEngine ? { oneEngine: oneEngine[1] } : {}),
+      ...(kind === 'skip' ? { skip: reason } : kind === 'one engine' ? { oneEngine: reason } : {}),
       steps: splitSteps(lines.slice(start, end), start + 1),
     });
     i = end;
