@@ -6,25 +6,61 @@ import { startSimService } from './service';
 /**
  * `npm run simulate -- --seeds 1000 [--engine pglite|postgres] [--first 1]` runs seeds first … first+N-1;
  * `npm run simulate -- --seed S` replays one seed with its trace (`--verbose` prints every seed's). PostgreSQL needs TEST_DATABASE_URL (a
- * database is created for the run and dropped after it). Exits 1 when any seed fails.
+ * database is created for the run and dropped after it). Exits 1 when any seed fails, 2 on a wrong
+ * option (with the usage, which `--help` prints).
  */
-const { values } = parseArgs({
-  options: {
-    seeds: { type: 'string' },
-    seed: { type: 'string' },
-    first: { type: 'string', default: '1' },
-    engine: { type: 'string', default: 'pglite' },
-    steps: { type: 'string' },
-    verbose: { type: 'boolean', default: false },
-  },
-});
-const engine = values.engine;
-if (engine !== 'pglite' && engine !== 'postgres') throw new Error(`--engine pglite|postgres, not ${engine}`);
+const USAGE = `npm run simulate -- [--seeds N] [--first F] [--engine pglite|postgres] [--steps S] [--verbose]
+npm run simulate -- --seed S [--engine pglite|postgres]
+
+  --seeds N    run seeds F to F+N-1 (100)     --first F   the first seed (1)
+  --seed S     replay one seed with its trace --engine E  pglite (default) or postgres (TEST_DATABASE_URL)
+  --steps S    at most S steps a seed         --verbose   every seed's trace, not only the failed ones'
+Exits 1 when any seed fails (docs/simulation.md).`;
+
+function usage(problem?: string): never {
+  if (problem) console.error(`${problem}\n`);
+  console.error(USAGE);
+  process.exit(problem ? 2 : 0);
+}
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        seeds: { type: 'string' },
+        seed: { type: 'string' },
+        first: { type: 'string', default: '1' },
+        engine: { type: 'string', default: 'pglite' },
+        steps: { type: 'string' },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+}
+
+/** A whole number of at least `min` from an option, or the usage and exit 2. */
+function count(name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min) usage(`--${name} takes a whole number of at least ${min}, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+const values = parse();
+if (values.help) usage();
+const engine = values.engine === 'pglite' || values.engine === 'postgres' ? values.engine : usage(`--engine takes pglite or postgres, not ${JSON.stringify(values.engine)}`);
+const seedCount = count('seeds', values.seeds, 1) ?? 100;
+const first = count('first', values.first, 0) as number;
+const replaySeed = count('seed', values.seed, 0);
+const maxSteps = count('steps', values.steps, 1);
 
 /** The run's database: the harness's own (test/harness.ts), migrated from empty outside vitest's run. */
 async function open(): Promise<TestDatabase> {
-  if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) throw new Error('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
-  return createTestDatabase(engine as 'pglite' | 'postgres');
+  if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) usage('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
+  return createTestDatabase(engine);
 }
 
 function report(result: SeedResult, verbose: boolean): void {
@@ -41,19 +77,16 @@ function report(result: SeedResult, verbose: boolean): void {
 
 const database = await open();
 const sim = await startSimService(database.handle, database.url);
-const maxSteps = values.steps ? Number(values.steps) : undefined;
 let failed = 0;
 try {
-  if (values.seed !== undefined) {
-    const result = await runSeed(sim, Number(values.seed), { maxSteps });
+  if (replaySeed !== undefined) {
+    const result = await runSeed(sim, replaySeed, { maxSteps });
     report(result, true);
     if (result.violations.length > 0) failed++;
   } else {
-    const count = Number(values.seeds ?? 100);
-    const first = Number(values.first);
     const started = Date.now();
     const byCode = new Map<string, number[]>();
-    for (let seed = first; seed < first + count; seed++) {
+    for (let seed = first; seed < first + seedCount; seed++) {
       const result = await runSeed(sim, seed, { maxSteps });
       if (result.violations.length > 0) {
         failed++;
@@ -61,7 +94,7 @@ try {
       }
       report(result, values.verbose);
     }
-    console.log(`${count} seeds on ${engine}: ${count - failed} passed, ${failed} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`${seedCount} seeds on ${engine}: ${seedCount - failed} passed, ${failed} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     for (const [code, seeds] of byCode) console.log(`  ${code}: ${seeds.join(', ')}`);
   }
 } finally {
