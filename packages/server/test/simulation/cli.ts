@@ -17,10 +17,14 @@ npm run simulate -- --seed S [--engine pglite|postgres]
   --steps S    at most S steps a seed         --verbose   every seed's trace, not only the failed ones'
 Exits 1 when any seed fails (docs/simulation.md).`;
 
+/** `--help` prints the usage and exits 0; a wrong option prints what is wrong and the usage to stderr, and exits 2. */
 function usage(problem?: string): never {
-  if (problem) console.error(`${problem}\n`);
-  console.error(USAGE);
-  process.exit(problem ? 2 : 0);
+  if (problem === undefined) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  console.error(`${problem}\n\n${USAGE}`);
+  process.exit(2);
 }
 
 function parse() {
