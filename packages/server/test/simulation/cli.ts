@@ -56,16 +56,11 @@ function count(name: string, text: string | undefined, min: number): number | un
 const values = parse();
 if (values.help) usage();
 const engine = values.engine === 'pglite' || values.engine === 'postgres' ? values.engine : usage(`--engine takes pglite or postgres, not ${JSON.stringify(values.engine)}`);
+if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) usage('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
 const seedCount = count('seeds', values.seeds, 1) ?? 100;
 const first = count('first', values.first, 0) as number;
 const replaySeed = count('seed', values.seed, 0);
 const maxSteps = count('steps', values.steps, 1);
-
-/** The run's database: the harness's own (test/harness.ts), migrated from empty outside vitest's run. */
-async function open(): Promise<TestDatabase> {
-  if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) usage('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
-  return createTestDatabase(engine);
-}
 
 function report(result: SeedResult, verbose: boolean): void {
   if (result.violations.length === 0) {
@@ -79,7 +74,8 @@ function report(result: SeedResult, verbose: boolean): void {
   console.log(`  replay: ${replayCommand(result.seed, result.engine)}`);
 }
 
-const database = await open();
+/** The run's database: the harness's own (test/harness.ts), migrated from empty outside vitest's run. */
+const database: TestDatabase = await createTestDatabase(engine);
 const sim = await startSimService(database.handle, database.url);
 let failed = 0;
 try {
