@@ -3,7 +3,7 @@ import { balances } from '../src/ledger/ledger';
 import { isBusinessDay } from '../src/rails/calendar';
 import { describeEachEngine, type TestMerchant, type TestService } from './harness';
 import { CARD_FORM, febrabanCheck, generate, generateBody, waitForCheckout } from './checkout-fixtures';
-import { reportColumn } from './report-fixtures';
+import { reportColumn, reportFilter } from './report-fixtures';
 
 /**
  * The contract's "Hosted checkout" and "Sandbox controls" for the attempt started at generation, the
@@ -216,11 +216,10 @@ describeEachEngine('checkout methods and the boleto life', (service) => {
       expect(settled.body).toMatchObject({ refund_status: 'COMPLETED', amount: 349.9, currency: 'MXN' });
     }
     // Reports place them in Mexico too, and can filter them by method and by country.
-    const filter = (position: number, id: number, operator: string, value: string) => ({ field: { id }, position, filter_operator: operator, value, logical_operator: 'AND', dynamic_filter: false });
     const created = await service().post('/reports/myreports/report', {
       name: 'Mexico', folder: 'Tests', report_type: 'PAYIN', report_type_name: 'Pay-ins', enable: true, offset: null, limit: null,
       fields: [reportColumn(0, 4, 'method'), reportColumn(1, 12, 'country')],
-      filters: [filter(0, 12, '=', 'MX'), filter(1, 4, 'IN', 'OXXO,PAYNET')],
+      filters: [reportFilter(0, 12, '=', 'MX'), reportFilter(1, 4, 'IN', 'OXXO,PAYNET')],
       group_by: [''], order_by: [{ position: 0, field_position: 0, direction: 'ASC' }],
     }, { token: m.token });
     expect(created.status, JSON.stringify(created.body)).toBe(201);

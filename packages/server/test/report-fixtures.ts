@@ -18,3 +18,11 @@ export interface ReportColumn {
 export function reportColumn(position: number, fieldId: number, alias: string, extra: Record<string, unknown> = {}): ReportColumn {
   return { field: { id: fieldId }, position, alias, aggregation_operator: null, arithmetic_operator: null, wrap: null, open_parentheses: false, close_parentheses: false, ...extra };
 }
+
+/**
+ * A saved report's filter (`filters[]`) as the tests write them: joined by AND, not dynamic, unless `extra` says otherwise.
+ * @example filters: [reportFilter(0, 12, '=', 'MX'), reportFilter(1, 4, 'IN', 'OXXO,PAYNET')]
+ */
+export function reportFilter(position: number, fieldId: number, operator: string, value: string, extra: Record<string, unknown> = {}) {
+  return { field: { id: fieldId }, position, filter_operator: operator, value, logical_operator: 'AND', dynamic_filter: false, ...extra };
+}

@@ -6,7 +6,7 @@ import { merchantNow } from '../src/clock/merchant-clock';
 import { WINDOW_ROWS } from '../src/reports/export-report';
 import { customerWithCard, paymentBody, settled, waitForStatus } from './fixtures';
 import { describeEachEngine, ENGINES, ERROR_TIMESTAMP, startTestService, type TestMerchant, type TestService } from './harness';
-import { reportColumn as col } from './report-fixtures';
+import { reportColumn as col, reportFilter as where } from './report-fixtures';
 
 const BASE = '/reports/myreports/report';
 const REPORTS_401 = { message: 'Invalid or expired token', code: 0, details: {} };
@@ -53,10 +53,6 @@ function parseCsv(text: string): string[][] {
   }
   if (field !== '' || row.length > 0) throw new Error('the last line has no CRLF');
   return rows;
-}
-
-function where(position: number, fieldId: number, operator: string, value: string, extra: Record<string, unknown> = {}) {
-  return { field: { id: fieldId }, position, filter_operator: operator, value, logical_operator: 'AND', dynamic_filter: false, ...extra };
 }
 
 function order(position: number, fieldPosition: number, direction: 'ASC' | 'DESC' = 'ASC') {
