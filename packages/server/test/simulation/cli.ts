@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createTestDatabase, type TestDatabase } from '../harness';
+import { createTestDatabase } from '../harness';
 import { replayCommand, runSeed, type SeedResult } from './run';
 import { startSimService } from './service';
 
@@ -75,7 +75,7 @@ function report(result: SeedResult, verbose: boolean): void {
 }
 
 /** The run's database: the harness's own (test/harness.ts), migrated from empty outside vitest's run. */
-const database: TestDatabase = await createTestDatabase(engine);
+const database = await createTestDatabase(engine);
 const sim = await startSimService(database.handle, database.url);
 let failed = 0;
 try {
