@@ -7,6 +7,8 @@ export default defineConfig({
     pool: 'forks',
     // Two files at a time: most of a file's time is spent waiting on child processes, databases and the
     // browser, so two share the two cores of a CI machine well (the default is cores - 1: one at a time).
+    // Four at a time (measured 2026-11-29 on a slow 2-core machine) kept both cores 100 % busy from the
+    // start, the long files took half as long again each, and three of webhooks.test's timed deliveries failed.
     maxWorkers: 2,
     // Each file keeps its own process (the default isolation). With `--no-isolate` (measured 2026-11-29) the
     // suite took 1,140 s instead of 654 s, as each worker kept every earlier file's databases and heap, and
