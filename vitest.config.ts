@@ -5,10 +5,10 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     pool: 'forks',
-    // Two files at a time: most of a file's time is spent waiting on child processes, databases and the
-    // browser, so two share the two cores of a CI machine well (the default is cores - 1: one at a time).
-    // Four at a time (measured 2026-11-29 on a slow 2-core machine) kept both cores 100 % busy from the
-    // start, the long files took half as long again each, and three of webhooks.test's timed deliveries failed.
+    // Two files at a time (the default is cores - 1: one at a time on a 2-core CI machine). A file's own
+    // process, its child processes, databases and browser together keep both cores busy: 94 % on average
+    // over a full run on a slow 2-core machine (2026-11-29). Four at a time there kept them 100 % busy,
+    // the six longest files took 1.4 to 3.5 times as long, and three of webhooks.test's timed deliveries failed.
     maxWorkers: 2,
     // Each file keeps its own process (the default isolation). With `--no-isolate` (measured 2026-11-29) the
     // suite took 1,140 s instead of 654 s, as each worker kept every earlier file's databases and heap, and

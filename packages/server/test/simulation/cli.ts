@@ -9,10 +9,13 @@ import { startSimService } from './service';
  * database is created for the run and dropped after it). Exits 1 when any seed fails, 2 on a wrong
  * option (with the usage, which `--help` prints).
  */
+/** How many seeds a run takes, and the first, when not given. */
+const DEFAULTS = { seeds: 100, first: 1 };
+
 const USAGE = `npm run simulate -- [--seeds N] [--first F] [--engine pglite|postgres] [--steps S] [--verbose]
 npm run simulate -- --seed S [--engine pglite|postgres]
 
-  --seeds N    run seeds F to F+N-1 (100)     --first F   the first seed (1)
+  --seeds N    run seeds F to F+N-1 (${DEFAULTS.seeds})     --first F   the first seed (${DEFAULTS.first})
   --seed S     replay one seed with its trace --engine E  pglite (default) or postgres (TEST_DATABASE_URL)
   --steps S    at most S steps a seed         --verbose   every seed's trace, not only the failed ones'
 Exits 1 when any seed fails (docs/simulation.md).`;
@@ -33,7 +36,7 @@ function parse() {
       options: {
         seeds: { type: 'string' },
         seed: { type: 'string' },
-        first: { type: 'string', default: '1' },
+        first: { type: 'string', default: String(DEFAULTS.first) },
         engine: { type: 'string', default: 'pglite' },
         steps: { type: 'string' },
         verbose: { type: 'boolean', default: false },
@@ -57,7 +60,7 @@ const values = parse();
 if (values.help) usage();
 const engine = values.engine === 'pglite' || values.engine === 'postgres' ? values.engine : usage(`--engine takes pglite or postgres, not ${JSON.stringify(values.engine)}`);
 if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) usage('--engine postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
-const seedCount = count('seeds', values.seeds, 1) ?? 100;
+const seedCount = count('seeds', values.seeds, 1) ?? DEFAULTS.seeds;
 const first = count('first', values.first, 0) as number;
 const replaySeed = count('seed', values.seed, 0);
 const maxSteps = count('steps', values.steps, 1);
